@@ -1,0 +1,39 @@
+"""Shared test configuration."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+from tests.services import redis_channel_layers
+
+hypothesis_settings.register_profile(
+    "default", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.register_profile(
+    "ci", deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture
+def redis_layer(settings):
+    """Use the real Redis channel layer (pub/sub) for this test, with its own prefix."""
+    from channels.layers import channel_layers
+
+    settings.CHANNEL_LAYERS = redis_channel_layers()
+    channel_layers.backends = {}
+    yield settings.CHANNEL_LAYERS
+    channel_layers.backends = {}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state_cache():
+    """Each test starts with an empty per-process game-state cache (databases are rebuilt per test)."""
+    from games.service import forget_cached_states
+
+    forget_cached_states()
+    yield

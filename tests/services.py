@@ -1,0 +1,68 @@
+"""Real services for tests: Redis and PostgreSQL on loopback.
+
+A test that needs one fails when ``CI`` is set and the service is down (CI must
+not go green by skipping); on a developer machine it is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+import redis
+
+REDIS_URL = os.environ.get("JASSWEB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+POSTGRES_DSN = os.environ.get("JASSWEB_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+START_HINTS = {
+    "Redis": 'redis-server --daemonize yes --port 6379 --save "" --appendonly no',
+    "PostgreSQL": "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
+}
+
+
+def unavailable(service: str, error: Exception) -> None:
+    message = f"{service} is not reachable ({error}); start it with: {START_HINTS[service]}"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def require_redis() -> str:
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        unavailable("Redis", exc)
+    return REDIS_URL
+
+
+def redis_channel_layers(prefix: str | None = None) -> dict:
+    """CHANNEL_LAYERS for the real Redis pub/sub layer, isolated by a fresh prefix."""
+    return {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": require_redis(), "max_connections": 200}],
+                "prefix": prefix or f"test-{uuid.uuid4().hex[:12]}",
+            },
+        }
+    }
+
+
+@contextmanager
+def postgres_database():
+    """Create a fresh PostgreSQL database, yield its URL, and drop it afterwards."""
+    name = f"jassweb_test_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(POSTGRES_DSN, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        unavailable("PostgreSQL", exc)
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = POSTGRES_DSN.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
