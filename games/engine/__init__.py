@@ -1,0 +1,62 @@
+"""The Schieber rules engine: pure Python, no Django, no I/O (spec: ``shared/RULES.md``).
+
+Public API::
+
+    legal_cards(hand, trick, trump) -> list[int]
+    trick_winner(cards, first, trump) -> int
+    trick_points(cards, trump, last=False) -> int
+    RoundState.deal(hands, dealer).apply(Action.trump(HEARTS)).play("HJ")
+    GameState.new(GameConfig(mode="fair", round_count=12, seed=7))
+"""
+
+from __future__ import annotations
+
+from .cards import *  # noqa: F403 - card, seat and trump constants are the vocabulary
+from .cards import __all__ as _cards_all
+from .errors import IllegalActionError, InvalidActionError, InvalidConfigError, JassError
+from .fair import check_schedule, random_schedule, repeat_hands
+from .game import FAIR, STANDARD, Deal, GameConfig, GamePlan, GameState
+from .round import PUSH_CODE, TRUMP_ACTION_OFFSET, Action, Observation, RoundState, Trick
+from .rules import (
+    CARD_POINTS,
+    LAST_TRICK_BONUS,
+    MATCH_BONUS,
+    MULTIPLIER_PRESETS,
+    ROUND_POINTS,
+    legal_cards,
+    legal_mask,
+    trick_points,
+    trick_winner,
+)
+
+__all__ = [
+    *_cards_all,
+    "Action",
+    "CARD_POINTS",
+    "Deal",
+    "FAIR",
+    "GameConfig",
+    "GamePlan",
+    "GameState",
+    "IllegalActionError",
+    "InvalidActionError",
+    "InvalidConfigError",
+    "JassError",
+    "LAST_TRICK_BONUS",
+    "MATCH_BONUS",
+    "MULTIPLIER_PRESETS",
+    "Observation",
+    "PUSH_CODE",
+    "ROUND_POINTS",
+    "RoundState",
+    "STANDARD",
+    "TRUMP_ACTION_OFFSET",
+    "Trick",
+    "check_schedule",
+    "legal_cards",
+    "legal_mask",
+    "random_schedule",
+    "repeat_hands",
+    "trick_points",
+    "trick_winner",
+]
