@@ -1,0 +1,407 @@
+"""The HSLU Jass JSON format (``shared/seeds/hslu-jass-server-interface.txt``, V0.2).
+
+- Requests to bots: ``encode_observation`` writes one seat's view (all four
+  ``player`` entries, only the viewer's hand filled); ``decode_observation``
+  reads such a message back (jass-kit's ``GameObservation.to_json`` and the
+  spec's examples included).
+- Replies from bots: ``parse_reply_body``, ``parse_trump_reply`` and
+  ``parse_card_reply`` raise ``InvalidReplyError`` with a ``kind`` for every
+  malformed case.
+- Logs: ``encode_round`` / ``decode_round`` convert a full round (all hands) to
+  and from the format jass-kit's ``GameState.to_json`` writes; decoding replays
+  every action through the engine, so an illegal or inconsistent log is refused.
+
+Pure: no Django, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from games.engine import (
+    CARD_CODES,
+    PUSH,
+    SEAT_NAMES,
+    TRUMPS,
+    Action,
+    IllegalActionError,
+    InvalidActionError,
+    JassError,
+    Observation,
+    RoundState,
+    Trick,
+    codes_of,
+    next_seat,
+    partner_of,
+    trick_points,
+    trick_winner,
+)
+
+VERSION = "V0.2"
+SCHIEBER = "SCHIEBER"
+SCHIEBER_1000 = "SCHIEBER_1000"
+SCHIEBER_2500 = "SCHIEBER_2500"
+JASS_TYPES = (SCHIEBER, SCHIEBER_1000, SCHIEBER_2500)
+_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
+
+
+class InvalidMessageError(JassError):
+    """An HSLU message or log that is malformed or contradicts the rules."""
+
+
+class InvalidReplyError(InvalidActionError):
+    """A bot's reply that is not a usable action; ``kind`` names the fault."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def jass_type(mode: str, target: int | None) -> str:
+    """Return the ``jassTyp`` for a table: ``SCHIEBER_1000``/``_2500`` by target, else ``SCHIEBER``."""
+    if mode == "standard" and target == 1000:
+        return SCHIEBER_1000
+    if mode == "standard" and target == 2500:
+        return SCHIEBER_2500
+    return SCHIEBER
+
+
+# -- encoding ------------------------------------------------------------------
+
+
+def _encode_tricks(
+    tricks: Sequence[Trick], trick: Sequence[int], leader: int, trump: int, over: bool, empty_cards: bool
+) -> list[dict[str, Any]]:
+    encoded: list[dict[str, Any]] = [
+        {"cards": [CARD_CODES[c] for c in t.cards], "points": t.points, "win": t.winner, "first": t.first}
+        for t in tricks
+    ]
+    if trump >= 0 and not over:
+        current: dict[str, Any] = {"cards": [CARD_CODES[c] for c in trick], "first": leader}
+        if not trick and not empty_cards:
+            del current["cards"]  # jass-kit writes only "first" for a trick not yet started
+        encoded.append(current)
+    return encoded
+
+
+def encode_observation(obs: Observation, jass_typ: str = SCHIEBER) -> dict[str, Any]:
+    """Return the HSLU request message for one seat's observation.
+
+    The current trick, once the trump is declared, is always listed; when no
+    card is in it yet it is ``{"cards": [], "first": seat}`` as the spec says.
+    """
+    if obs.viewer < 0:
+        raise InvalidActionError("the public view has no HSLU form: a message is always for one seat")
+    players: list[dict[str, list[str]]] = [{"hand": []} for _ in range(4)]
+    players[obs.viewer] = {"hand": codes_of(obs.hand)}
+    return {
+        "version": VERSION,
+        "trump": obs.trump,
+        "dealer": obs.dealer,
+        "currentPlayer": obs.player,
+        "playerView": obs.viewer,
+        "forehand": obs.forehand,
+        "tricks": _encode_tricks(obs.tricks, obs.trick, obs.leader, obs.trump, obs.is_over, True),
+        "player": players,
+        "jassTyp": jass_typ,
+    }
+
+
+def encode_round(state: RoundState, player_view: int | None = None) -> dict[str, Any]:
+    """Return a full-state log of a round in jass-kit's ``GameState.to_json`` format.
+
+    Every seat's remaining hand is filled. ``player_view`` adds a ``playerView``
+    field (jass-kit's player service requires it in ``game_info``).
+    """
+    data: dict[str, Any] = {
+        "version": VERSION,
+        "trump": state.trump,
+        "dealer": state.dealer,
+        "currentPlayer": state.player,
+        "forehand": state.forehand,
+        "tricks": _encode_tricks(state.tricks, state.trick, state.leader, state.trump, state.is_over, False),
+        "player": [{"hand": codes_of(hand)} for hand in state.hands],
+        "jassTyp": SCHIEBER,
+    }
+    if player_view is not None:
+        data = {**data, "playerView": player_view}
+    return data
+
+
+# -- decoding helpers ----------------------------------------------------------
+
+
+def _fail(where: str, problem: str) -> InvalidMessageError:
+    return InvalidMessageError(f"{where}: {problem}" if where else problem)
+
+
+def _require(data: dict[str, Any], key: str, where: str = "") -> Any:
+    if key not in data:
+        raise _fail(where, f"missing field {key!r}")
+    return data[key]
+
+
+def _int_field(data: dict[str, Any], key: str, allowed: Sequence[int], where: str = "") -> int:
+    value = _require(data, key, where)
+    if type(value) is not int or value not in allowed:
+        raise _fail(where, f"{key!r} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def _cards_field(value: object, where: str) -> list[int]:
+    if not isinstance(value, list):
+        raise _fail(where, f"must be a list of card codes, got {value!r}")
+    cards = []
+    for i, code in enumerate(value):
+        card = _CARD_IDS.get(code) if isinstance(code, str) else None
+        if card is None:
+            raise _fail(f"{where}[{i}]", f"unknown card code {code!r}")
+        cards.append(card)
+    return cards
+
+
+def _check_header(data: object, version_required: bool) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise InvalidMessageError(f"an HSLU message is a JSON object, got {type(data).__name__}")
+    if "version" in data or version_required:
+        version = _require(data, "version")
+        if version != VERSION:
+            raise _fail("", f"unsupported version {version!r} (expected {VERSION!r})")
+    if "jassTyp" in data and data["jassTyp"] not in JASS_TYPES:
+        raise _fail("", f"unsupported jassTyp {data['jassTyp']!r} (expected one of {list(JASS_TYPES)})")
+    return data
+
+
+def _check_decision(trump: int, forehand: int) -> None:
+    if trump == -1 and forehand == 1:
+        raise _fail("", "forehand 1 says the trump was declared, but trump is -1")
+    if trump >= 0 and forehand == -1:
+        raise _fail("", f"trump {trump} is declared, but forehand is -1 (no decision yet)")
+
+
+class _PublicTricks:
+    """The public facts of a round's tricks, checked against the rules (who led, won and scored)."""
+
+    def __init__(self, data: dict[str, Any], dealer: int, trump: int) -> None:
+        raw = _require(data, "tricks")
+        if not isinstance(raw, list) or len(raw) > 9:
+            raise _fail("", f"'tricks' must be a list of at most 9 tricks, got {raw!r}")
+        if trump < 0 and any(isinstance(t, dict) and t.get("cards") for t in raw):
+            raise _fail("", "cards are played but no trump is declared")
+        self.tricks: list[Trick] = []
+        self.trick: list[int] = []
+        self.leader = next_seat(dealer)  # forehand leads the first trick
+        seen: set[int] = set()
+        for number, entry in enumerate(raw):
+            where = f"trick {number + 1}"
+            if not isinstance(entry, dict):
+                raise _fail(where, f"must be an object, got {entry!r}")
+            if len(self.tricks) < number:
+                raise _fail(where, "follows a trick that is not complete")
+            cards = _cards_field(entry.get("cards", []), f"{where} cards")
+            if len(cards) > 4:
+                raise _fail(where, f"has {len(cards)} cards")
+            for card in cards:
+                if card in seen:
+                    raise _fail(where, f"card {CARD_CODES[card]} was already played")
+                seen.add(card)
+            if trump < 0:
+                raise _fail(where, "a trick is listed before the trump is declared")
+            if "first" in entry and entry["first"] != self.leader:
+                raise _fail(where, f"'first' is {entry['first']!r} but {self._who(self.leader)} leads it")
+            if len(cards) < 4:
+                # The spec's own examples give the current trick arbitrary "points"; only "win" is wrong here.
+                if "win" in entry:
+                    raise _fail(where, "an incomplete trick has no winner ('win')")
+                self.trick = cards
+                continue
+            winner = trick_winner(cards, self.leader, trump)
+            points = trick_points(cards, trump, last=number == 8)
+            if "win" in entry and entry["win"] != winner:
+                raise _fail(where, f"'win' is {entry['win']!r} but the cards give {self._who(winner)}")
+            if "points" in entry and entry["points"] != points:
+                raise _fail(where, f"'points' is {entry['points']!r} but the cards give {points}")
+            self.tricks.append(Trick(self.leader, (cards[0], cards[1], cards[2], cards[3]), winner, points))
+            self.leader = winner
+        self.over = len(self.tricks) == 9
+        if self.over:
+            self.leader = -1
+        self.played = seen
+
+    @staticmethod
+    def _who(seat: int) -> str:
+        return f"{seat} ({SEAT_NAMES[seat]})"
+
+    def played_by(self, seat: int) -> int:
+        count = sum(1 for t in self.tricks for i in range(4) if t.seat_of(i) == seat)
+        return count + sum(1 for i in range(len(self.trick)) if (self.leader - i) % 4 == seat)
+
+    def to_move(self, dealer: int, trump: int, forehand: int) -> int:
+        if self.over:
+            return -1
+        if trump < 0:
+            return next_seat(dealer) if forehand == -1 else partner_of(next_seat(dealer))
+        return (self.leader - len(self.trick)) % 4
+
+    def points(self) -> tuple[int, int]:
+        totals = [0, 0]
+        for t in self.tricks:
+            totals[t.winner % 2] += t.points
+        return (totals[0], totals[1])
+
+
+def _read_players(data: dict[str, Any]) -> list[list[int]]:
+    raw = _require(data, "player")
+    if not isinstance(raw, list) or len(raw) > 4:
+        raise _fail("", f"'player' must be a list of at most 4 entries, got {raw!r}")
+    hands = []
+    for seat, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            raise _fail(f"player {seat}", f"must be an object with a 'hand', got {entry!r}")
+        hands.append(_cards_field(entry.get("hand", []), f"player {seat} hand"))
+    return hands + [[] for _ in range(4 - len(hands))]
+
+
+# -- decoding ------------------------------------------------------------------
+
+
+def decode_observation(data: object) -> Observation:
+    """Read an HSLU request message into the viewer's ``Observation``.
+
+    Checks the message against the rules: trick leaders, winners, points,
+    duplicate cards, whose turn it is and the viewer's hand size. The viewer is
+    ``playerView``; if that entry is empty and exactly one other entry holds
+    cards (the original spec's form, and its second example), the hand and the
+    view belong to that entry's seat.
+    """
+    data = _check_header(data, version_required=True)
+    dealer = _int_field(data, "dealer", range(4))
+    trump = _int_field(data, "trump", (-1, *TRUMPS))
+    forehand = _int_field(data, "forehand", (-1, 0, 1))
+    _check_decision(trump, forehand)
+    public = _PublicTricks(data, dealer, trump)
+    player = public.to_move(dealer, trump, forehand)
+    if "currentPlayer" in data and data["currentPlayer"] != player:
+        raise _fail("", f"'currentPlayer' is {data['currentPlayer']!r} but {player} is to move")
+    viewer = _int_field(data, "playerView", range(4)) if "playerView" in data else -1
+    hands = _read_players(data)
+    holders = [seat for seat, hand in enumerate(hands) if hand]
+    if len(holders) > 1:
+        raise _fail("", f"an observation holds one hand, but seats {holders} have cards")
+    if holders and holders[0] != viewer:
+        viewer = holders[0]
+    if viewer < 0:
+        raise _fail("", "missing field 'playerView'")
+    hand = hands[viewer]
+    expected = 9 - public.played_by(viewer)
+    if len(hand) != expected:
+        raise _fail(f"player {viewer} hand", f"holds {len(hand)} cards but should hold {expected}")
+    hand_mask = 0
+    for card in hand:
+        if card in public.played or hand_mask >> card & 1:
+            raise _fail(f"player {viewer} hand", f"card {CARD_CODES[card]} is also played or listed twice")
+        hand_mask |= 1 << card
+    sizes = tuple(len(hand) if seat == viewer else 9 - public.played_by(seat) for seat in range(4))
+    return Observation(
+        viewer=viewer,
+        dealer=dealer,
+        player=player,
+        trump=trump,
+        forehand=forehand,
+        leader=public.leader,
+        trick=tuple(public.trick),
+        tricks=tuple(public.tricks),
+        points=public.points(),
+        hand=hand_mask,
+        hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+    )
+
+
+def decode_round(data: object) -> RoundState:
+    """Read a full-state round log and rebuild it by replaying every action through the engine.
+
+    Raises ``InvalidMessageError`` naming the trick and the reason when the log
+    is malformed, deals the wrong cards, plays an illegal card or records a
+    wrong winner, wrong points or a wrong current player.
+    """
+    data = _check_header(data, version_required=False)
+    dealer = _int_field(data, "dealer", range(4))
+    trump = _int_field(data, "trump", (-1, *TRUMPS)) if "trump" in data else -1
+    forehand = _int_field(data, "forehand", (-1, 0, 1))
+    _check_decision(trump, forehand)
+    public = _PublicTricks(data, dealer, trump)
+    remaining = _read_players(data)
+    starting = [0, 0, 0, 0]
+    for seat, hand in enumerate(remaining):
+        for card in hand:
+            if card in public.played or starting[seat] >> card & 1:
+                raise _fail(f"player {seat} hand", f"card {CARD_CODES[card]} is also played or listed twice")
+            starting[seat] |= 1 << card
+    for trick in public.tricks:
+        for i, card in enumerate(trick.cards):
+            starting[trick.seat_of(i)] |= 1 << card
+    for i, card in enumerate(public.trick):
+        starting[(public.leader - i) % 4] |= 1 << card
+    try:
+        state = RoundState.deal(starting, dealer)
+    except InvalidActionError as exc:
+        raise _fail("deal", f"the hands and played cards are not a deal of 4 x 9 cards: {exc}") from None
+    decisions = []
+    if forehand == 0:
+        decisions.append(Action.push())
+    if trump >= 0:
+        decisions.append(Action.trump(trump))
+    for action in decisions:
+        state = state.apply(action)
+    for number, trick in enumerate([*(t.cards for t in public.tricks), public.trick]):
+        for i, card in enumerate(trick):
+            try:
+                state = state.apply(Action.card(card))
+            except IllegalActionError as exc:
+                raise _fail(f"trick {number + 1} card {i + 1}", str(exc)) from None
+    if "currentPlayer" in data and data["currentPlayer"] != state.player:
+        raise _fail("", f"'currentPlayer' is {data['currentPlayer']!r} but {state.player} is to move")
+    return state
+
+
+# -- replies -------------------------------------------------------------------
+
+
+def parse_reply_body(body: bytes | str) -> Any:
+    """Decode a bot's HTTP reply body as JSON (``InvalidReplyError`` kind ``not_json``)."""
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        preview = body[:80] if isinstance(body, str) else body[:80].decode("utf-8", "replace")
+        raise InvalidReplyError("not_json", f"reply is not JSON ({exc}): {preview!r}") from None
+
+
+def _reply_field(reply: object, key: str) -> object:
+    if not isinstance(reply, dict):
+        raise InvalidReplyError("not_object", f"reply must be a JSON object with {key!r}, got {reply!r:.80}")
+    if key not in reply:
+        raise InvalidReplyError("missing_field", f"reply has no {key!r} field: {reply!r:.80}")
+    return reply[key]
+
+
+def parse_trump_reply(reply: object) -> int:
+    """Return the trump code of a ``{"trump": n}`` reply: 0..5, or 10 to push."""
+    value = _reply_field(reply, "trump")
+    if type(value) is not int:
+        raise InvalidReplyError("wrong_type", f"'trump' must be an integer, got {value!r:.40}")
+    if value not in TRUMPS and value != PUSH:
+        raise InvalidReplyError("bad_trump", f"'trump' must be 0-5 or 10 (push), got {value!r}")
+    return value
+
+
+def parse_card_reply(reply: object) -> int:
+    """Return the card id of a ``{"card": "C8"}`` reply."""
+    value = _reply_field(reply, "card")
+    if not isinstance(value, str):
+        raise InvalidReplyError("wrong_type", f"'card' must be a card code string, got {value!r:.40}")
+    card = _CARD_IDS.get(value)
+    if card is None:
+        raise InvalidReplyError("unknown_card", f"'card' is not a card code: {value!r:.40}")
+    return card
