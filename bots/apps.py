@@ -1,0 +1,8 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class BotsConfig(AppConfig):
+    name = "bots"
+    verbose_name = "Bots"

@@ -1,0 +1,88 @@
+"""A complete HSLU Jass bot in one file: the spec's paths, the standard library's HTTP server.
+
+    .venv/bin/python -m bots.examples.simple_bot --port 5001
+
+serves a bot at http://127.0.0.1:5001/ (the spec's dialect): POST /select_trump
+and /play_card answer {"trump": n} and {"card": "C8"}; /game_info is
+acknowledged. It uses Jassweb's pure rules engine and HSLU codec (no Django) to
+read the request and find the legal cards; swap in your own strategy in
+``choose_trump`` and ``choose_card``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from games.engine import CARD_CODES, PUSH, SUIT_MASKS, SUITS, Observation, iter_cards
+from games.engine.rules import CARD_POINTS, WIN_RANK
+from games.hslu import decode_observation
+
+
+def choose_trump(obs: Observation) -> int:
+    """Declare the suit we hold most cards of (Jack and Nine count double); push a weak hand."""
+
+    def weight(suit: int) -> int:
+        cards = list(iter_cards(obs.hand & SUIT_MASKS[suit]))
+        return len(cards) + sum(1 for c in cards if c % 9 in (3, 5))  # the Jack and the Nine
+
+    best = max(SUITS, key=weight)
+    if weight(best) < 4 and obs.forehand == -1:
+        return PUSH
+    return best
+
+
+def choose_card(obs: Observation) -> int:
+    """Win the trick with the cheapest winning card if we can; otherwise throw the cheapest card."""
+    legal = list(iter_cards(obs.legal_mask()))
+    value = CARD_POINTS[obs.trump]
+    if obs.trick:
+        ranks = WIN_RANK[obs.trump][obs.trick[0] // 9]
+        winners = [c for c in legal if ranks[c] > ranks[obs.top]]
+        if winners:
+            return min(winners, key=lambda c: (value[c], ranks[c]))
+        return min(legal, key=lambda c: (value[c], ranks[c]))
+    return max(legal, key=lambda c: value[c])  # lead our most valuable card
+
+
+class BotHandler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        path = self.path.rstrip("/").rsplit("/", 1)[-1]
+        if path == "game_info":
+            return self.reply(200, {})
+        try:
+            obs = decode_observation(json.loads(body))
+        except ValueError as exc:
+            return self.reply(400, {"error": str(exc)})
+        if path == "select_trump":
+            return self.reply(200, {"trump": choose_trump(obs)})
+        if path == "play_card":
+            return self.reply(200, {"card": CARD_CODES[choose_card(obs)]})
+        return self.reply(404, {"error": f"no such path: {self.path}"})
+
+    def reply(self, status: int, data: dict) -> None:
+        payload = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # quiet: a game makes a hundred requests
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="A simple HSLU Jass bot (spec paths).")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=5001)
+    args = parser.parse_args()
+    server = ThreadingHTTPServer((args.host, args.port), BotHandler)
+    print(f"bot ready at http://{args.host}:{args.port}/  (spec paths; Ctrl-C stops)", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""Persistence as an event log: tables, seats, games, their deals and their actions.
+
+A game's state is never stored: it is rebuilt by replaying its ``Action`` rows
+over its stored deals with the engine (``Game.plan`` + ``GameState.replay``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.engine import (
+    CARD_CODES,
+    FAIR,
+    STANDARD,
+    Deal,
+    GameConfig,
+    GamePlan,
+    codes_of,
+    mask_from_codes,
+)
+from games.engine import (
+    Action as EngineAction,
+)
+
+
+class Player(models.Model):
+    """A person: a signed-in user, or a guest known by a nickname kept in their session."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE)
+    name = models.CharField(max_length=40)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @property
+    def is_guest(self) -> bool:
+        return self.user_id is None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Table(models.Model):
+    """A table with its options; it hosts one game at a time, and new games after that."""
+
+    MODES = [(STANDARD, "Standard"), (FAIR, "Fair")]
+
+    name = models.CharField(max_length=60)
+    mode = models.CharField(max_length=10, choices=MODES, default=STANDARD)
+    target = models.PositiveIntegerField(default=1000)
+    round_count = models.PositiveSmallIntegerField(default=12)
+    multipliers = models.BooleanField(default=False)
+    bot_delay_ms = models.PositiveIntegerField(default=800)
+    bot_timeout_s = models.PositiveSmallIntegerField(default=5)  # remote bots: seconds per answer (1..30)
+    created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    version = models.PositiveIntegerField(default=0)  # bumped by every change; numbers the table's events
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    @property
+    def group_name(self) -> str:
+        """The channel-layer group of everyone watching this table."""
+        return f"table.{self.pk}"
+
+    def config(self, seed: int) -> GameConfig:
+        return GameConfig(
+            mode=self.mode,
+            target=self.target,
+            round_count=self.round_count,
+            multipliers=GameConfig.multipliers_from("classic" if self.multipliers else None),
+            seed=seed,
+        )
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.pk})"
+
+
+class Seat(models.Model):
+    """Who occupies a position at a table now: a person, a built-in bot, or nobody."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()  # 0 North, 1 East, 2 South, 3 West
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="seats")
+    bot = models.CharField(max_length=40, blank=True)  # built-in bot name
+    remote_url = models.CharField(max_length=300, blank=True)  # an HSLU bot's base URL
+    remote_name = models.CharField(max_length=40, blank=True)
+    remote_dialect = models.CharField(max_length=10, blank=True)  # auto, spec or jass-kit
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="one_seat_per_position"),
+            models.CheckConstraint(condition=models.Q(position__lte=3), name="seat_position_0_to_3"),
+        ]
+
+    @property
+    def kind(self) -> str:
+        return seat_kind(self)
+
+
+class Game(models.Model):
+    """One game at a table: its configuration, deals, result, and (as rows) its actions."""
+
+    RUNNING, FINISHED, ABANDONED = "running", "finished", "abandoned"
+    STATUSES = [(RUNNING, "Running"), (FINISHED, "Finished"), (ABANDONED, "Abandoned")]
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="games")
+    mode = models.CharField(max_length=10, choices=Table.MODES)
+    target = models.PositiveIntegerField(null=True, blank=True)  # standard mode
+    round_count = models.PositiveSmallIntegerField(null=True, blank=True)  # fair mode
+    multipliers = models.JSONField(null=True, blank=True)  # six factors (D H S C O U), or null when off
+    seed = models.BigIntegerField()
+    fair_schedule = models.JSONField(null=True, blank=True)  # the thesis' list d
+    deals = models.JSONField(default=list)  # one entry per round dealt so far (see deal_to_json)
+    status = models.CharField(max_length=10, choices=STATUSES, default=RUNNING)
+    action_count = models.PositiveIntegerField(default=0)  # the next Action.seq
+    points = models.JSONField(default=list)  # [team 0, team 1]
+    winner = models.SmallIntegerField(null=True, blank=True)  # 0, 1, or null (running, draw)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "table"])]
+
+    def config(self) -> GameConfig:
+        return GameConfig(
+            mode=self.mode,
+            target=self.target if self.mode == STANDARD else 1000,
+            round_count=self.round_count if self.mode == FAIR else 12,
+            multipliers=tuple(self.multipliers) if self.multipliers else None,
+            seed=self.seed,
+        )
+
+    def plan(self) -> GamePlan:
+        """The deals of this game: the stored ones, then (standard mode) more from the seed."""
+        return GamePlan(
+            self.config(),
+            schedule=self.fair_schedule,
+            known_deals=[deal_from_json(index, data) for index, data in enumerate(self.deals)],
+        )
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} at {self.table_id} ({self.mode}, {self.status})"
+
+
+class GameSeat(models.Model):
+    """Who played a position in a game (a snapshot: the table's seats may change later)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="game_seats")
+    bot = models.CharField(max_length=40, blank=True)
+    remote_url = models.CharField(max_length=300, blank=True)
+    remote_dialect = models.CharField(max_length=10, blank=True)  # "auto" until the first answer tells
+    name = models.CharField(max_length=60)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["game", "position"], name="one_game_seat_per_position")]
+
+    @property
+    def kind(self) -> str:
+        return seat_kind(self)
+
+
+class Action(models.Model):
+    """One move of a game, in order: the event log the game is rebuilt from."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=5)  # "trump" (0..5, 10 = push) or "card" (0..35)
+    value = models.PositiveSmallIntegerField()
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)  # a bot's thinking or answer time
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="one_action_per_seq")]
+
+    def to_engine(self) -> EngineAction:
+        return EngineAction(self.kind, self.value)
+
+    def __str__(self) -> str:
+        shown = CARD_CODES[self.value] if self.kind == EngineAction.CARD else self.value
+        return f"#{self.seq} seat {self.seat} {self.kind} {shown}"
+
+
+class Fault(models.Model):
+    """A remote bot's failure: a timeout or a bad answer, replaced by a random legal move."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="faults")
+    seat = models.PositiveSmallIntegerField()
+    seq = models.PositiveIntegerField(null=True, blank=True)  # the move played in its stead (none for game_info)
+    round = models.PositiveSmallIntegerField()  # 0-based
+    trick = models.PositiveSmallIntegerField(null=True, blank=True)  # 0-based; null: after the round (game_info)
+    kind = models.CharField(max_length=20)
+    detail = models.CharField(max_length=300)  # for everyone
+    hidden_detail = models.CharField(max_length=300, blank=True)  # shown once the game is over
+    latency_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "created_at", "pk"]
+
+
+def seat_kind(seat: Seat | GameSeat) -> str:
+    """Who plays a seat: "human", "bot" (built-in), "remote" (an HSLU bot) or nobody ("empty")."""
+    if seat.player_id:
+        return "human"
+    if seat.bot:
+        return "bot"
+    if seat.remote_url:
+        return "remote"
+    return "empty"
+
+
+def deal_to_json(deal: Deal) -> dict[str, object]:
+    """A deal as stored in ``Game.deals``: dealer, hands as HSLU codes, fair-pair facts."""
+    return {
+        "dealer": deal.dealer,
+        "hands": [codes_of(hand) for hand in deal.hands],
+        "repeats": deal.repeats,
+        "permutation": list(deal.permutation),
+    }
+
+
+def deal_from_json(index: int, data: dict) -> Deal:
+    hands = tuple(mask_from_codes(hand) for hand in data["hands"])
+    return Deal(index, data["dealer"], hands, data.get("repeats"), tuple(data.get("permutation", (0, 1, 2, 3))))

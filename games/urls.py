@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("guest/", views.guest, name="guest"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("tables/new/", views.create_table, name="create_table"),
+    path("tables/<int:table_id>/", views.table, name="table"),
+    path("tables/<int:table_id>/seat/", views.seat_action, name="seat_action"),
+    path("games/<int:game_id>/", views.game_result, name="game_result"),
+]

@@ -1,0 +1,9 @@
+"""URL configuration."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("games.urls")),
+]

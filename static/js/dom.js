@@ -1,0 +1,72 @@
+// A tiny DOM builder: h("button", {class: "x", onclick: fn}, "text", child) — no innerHTML, so no escaping bugs.
+
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      node.addEventListener(key.slice(2), value);
+    } else if (key === "dataset") {
+      Object.assign(node.dataset, value);
+    } else if (value === true) {
+      node.setAttribute(key, "");
+    } else {
+      node.setAttribute(key, String(value));
+    }
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(node, child);
+    else node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export const SEAT_NAMES = ["North", "East", "South", "West"];
+
+export function jsonFromScript(id) {
+  const script = document.getElementById(id);
+  return script ? JSON.parse(script.textContent) : null;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svgIcon(className, shapes) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", className);
+  svg.setAttribute("aria-hidden", "true");
+  for (const [tag, attrs] of shapes) {
+    const shape = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs)) shape.setAttribute(key, String(value));
+    svg.append(shape);
+  }
+  return svg;
+}
+
+/** A small clock for response times (the ⏱ emoji is missing from many fonts). */
+export function clockIcon() {
+  const line = { stroke: "currentColor", "stroke-width": 2.2, "stroke-linecap": "round", fill: "none" };
+  return svgIcon("icon-clock", [
+    ["circle", { cx: 12, cy: 12, r: 9, ...line }],
+    ["path", { d: "M12 7v5l3.5 2", ...line }],
+  ]);
+}
+
+/** A small robot face for bot seats (an icon font or emoji may be missing on the device). */
+export function botIcon() {
+  return svgIcon("icon-bot", [
+    ["line", { x1: 12, y1: 2.5, x2: 12, y2: 6, stroke: "currentColor", "stroke-width": 1.8, "stroke-linecap": "round" }],
+    ["circle", { cx: 12, cy: 2.5, r: 1.6, fill: "currentColor" }],
+    ["rect", { x: 4, y: 6, width: 16, height: 13, rx: 4, fill: "currentColor" }],
+    ["circle", { cx: 9, cy: 12, r: 2, fill: "#fff" }],
+    ["circle", { cx: 15, cy: 12, r: 2, fill: "#fff" }],
+    ["rect", { x: 9, y: 15.5, width: 6, height: 1.6, rx: .8, fill: "#fff" }],
+    ["rect", { x: 1.5, y: 10, width: 2, height: 5, rx: 1, fill: "currentColor" }],
+    ["rect", { x: 20.5, y: 10, width: 2, height: 5, rx: 1, fill: "currentColor" }],
+  ]);
+}

@@ -1,0 +1,56 @@
+// Remote bots' faults in words. A fault means the bot's answer was replaced by a random legal move
+// (templates/includes/fault_kind.html says the same on the game's result page).
+
+import { h, SEAT_NAMES } from "./dom.js";
+
+export const FAULT_KINDS = {
+  timeout: "No answer in time",
+  connection: "Could not connect",
+  http_status: "HTTP error",
+  not_json: "Reply is not JSON",
+  not_object: "Reply is not a JSON object",
+  missing_field: "Field missing in the reply",
+  wrong_type: "Field of the wrong type",
+  bad_trump: "Not a valid trump",
+  unknown_card: "Unknown card",
+  card_not_in_hand: "Card not in its hand",
+  illegal_card: "Card against the rules",
+  second_push: "Push not allowed",
+  too_large: "Reply too large",
+  redirect: "Redirect not followed",
+  game_info: "Round report (game_info) failed",
+};
+
+/** A fault kind in words ("timeout" -> "No answer in time"); unknown kinds are shown as they come. */
+export function faultKindText(kind) {
+  return FAULT_KINDS[kind] || String(kind || "fault").replaceAll("_", " ");
+}
+
+export function faultCountText(count) {
+  return `⚠ ${count} fault${count === 1 ? "" : "s"}`;
+}
+
+/** "212 ms", or "" when there is no time. */
+export function latencyText(ms) {
+  return ms === null || ms === undefined ? "" : `${ms} ms`;
+}
+
+/** Where a fault happened: "Round 2, trick 3"; no trick: the report (game_info) sent after the round. */
+function faultWhere(fault) {
+  return fault.trick == null ? `Round ${fault.round}, after the round` : `Round ${fault.round}, trick ${fault.trick}`;
+}
+
+/** The faults as a list, each with where, who (players[i].name), the kind in words, the detail and the time. */
+export function faultList(faults, players) {
+  return h("ol", { class: "fault-list", "data-testid": "fault-list" }, faults.map((fault) => {
+    const player = players[fault.seat];
+    const name = player && player.name ? player.name : SEAT_NAMES[fault.seat];
+    return h("li", { class: "fault", "data-testid": "fault", "data-kind": fault.kind },
+      h("p", { class: "fault-head" },
+        h("strong", { class: "fault-kind" }, h("span", { "aria-hidden": "true" }, "⚠ "), faultKindText(fault.kind)),
+        h("span", { class: "fault-who" }, ` · ${name} (${SEAT_NAMES[fault.seat]})`)),
+      h("p", { class: "fault-where" }, faultWhere(fault),
+        fault.latency_ms ? ` · after ${latencyText(fault.latency_ms)}` : ""),
+      fault.detail ? h("p", { class: "fault-detail" }, fault.detail) : null);
+  }));
+}

@@ -1,0 +1,877 @@
+// The table page: renders the view the server sends (initially via json_script, then over the socket)
+// and turns clicks into the websocket messages of games/consumers.py.
+
+import { cardBack, cardElement, cardName, sortHand, trumpLabel, TRUMPS } from "./cards.js";
+import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { faultCountText, faultList, latencyText } from "./faults.js";
+import { InviteDialog } from "./invite.js";
+import { ReconnectingSocket } from "./socket.js";
+
+const LINGER_MS = 1300; // how long a completed trick stays on the table before it is swept away
+const MIN_LINGER_MS = 600; // ...at least, even when it is your turn to follow a card already led
+const PENDING_TIMEOUT_MS = 6000;
+const TOAST_MS = 8000;
+
+const app = document.getElementById("table-app");
+const $ = (testid) => app.querySelector(`[data-testid="${testid}"]`);
+const ui = {
+  scores: $("scores"),
+  sub: $("table-sub"),
+  connection: $("connection"),
+  trump: $("trump"),
+  seats: { top: $("seat-top"), left: $("seat-left"), right: $("seat-right"), bottom: $("seat-bottom") },
+  trick: $("trick"),
+  trickCaption: $("trick-caption"),
+  center: $("center-panel"),
+  hand: $("hand"),
+  handNote: $("hand-note"),
+  lastTrickToggle: $("last-trick-toggle"),
+  lastTrick: $("last-trick"),
+  sheet: $("score-sheet"),
+  info: $("table-info"),
+  faults: $("faults-panel"),
+  result: $("result"),
+  toasts: $("toasts"),
+  announcer: $("announcer"),
+};
+
+let view = jsonFromScript("initial-view");
+let version = view.version;
+let pending = null; // {seq, card?, timer}: a move sent and not yet answered
+let linger = null; // {trick, timer}: a completed trick still shown
+let completedKey = trickKey(view);
+let dismissedResult = null; // game id whose result panel was closed
+const botChoice = {}; // seat -> bot name picked in a select, kept across renders
+let lastAnnouncedTurn = null;
+let shownTrickCards = new Set();
+let infoSignature = null; // the table panel is rebuilt only when what it shows changes
+let timeoutDraft = null; // a bot timeout typed and not yet saved
+let timeoutSaving = null; // a bot timeout sent and not yet confirmed
+
+// -- whose view is this ---------------------------------------------------------
+
+function game() {
+  return view.game;
+}
+
+function running() {
+  return view.game !== null && view.game.status === "running";
+}
+
+/** The seat the viewer plays (in the running game, else at the table), or null for a spectator. */
+function mySeat() {
+  if (running()) return view.you.game_seat ?? null;
+  return view.you.seat ?? null;
+}
+
+/** Seats relative to the viewer: you at the bottom, the next to play on the right, your partner on top. */
+function positions() {
+  const me = mySeat() ?? 2;
+  return { bottom: me, right: (me + 3) % 4, top: (me + 2) % 4, left: (me + 1) % 4 };
+}
+
+function positionOf(seat) {
+  const pos = positions();
+  return Object.keys(pos).find((key) => pos[key] === seat);
+}
+
+/** Who sits at `seat`: the game's player while a game runs, else the table's seat. */
+function seatPlayer(seat) {
+  return running() ? view.game.players[seat] : view.seats[seat];
+}
+
+/** The name of who played `seat` in the current (or last) game, "You" for the viewer. */
+function gameWho(seat) {
+  if (seat === view.you.game_seat) return "You";
+  const players = view.game ? view.game.players : [];
+  const name = players[seat] ? players[seat].name : SEAT_NAMES[seat];
+  const twins = players.filter((p) => p.seat !== seat && p.name === name);
+  return twins.length ? `${name} (${SEAT_NAMES[seat]})` : name;
+}
+
+function seatName(seat) {
+  const player = seatPlayer(seat);
+  return player && player.name ? player.name : SEAT_NAMES[seat];
+}
+
+/** "You", or the seat's name, with its compass point when another seat has the same name (bots). */
+function who(seat) {
+  if (seat === mySeat()) return "You";
+  const name = seatName(seat);
+  const twins = [0, 1, 2, 3].filter((s) => s !== seat && seatName(s) === name);
+  return twins.length ? `${name} (${SEAT_NAMES[seat]})` : name;
+}
+
+function teamLabel(team) {
+  const me = mySeat();
+  if (me !== null) return team === me % 2 ? "You & partner" : "Opponents";
+  return team === 0 ? "North & South" : "East & West";
+}
+
+function teamNames(team) {
+  const players = view.game ? view.game.players : view.seats;
+  return [team, team + 2].map((s) => (players[s] && players[s].name) || SEAT_NAMES[s]).join(" & ");
+}
+
+function trickKey(v) {
+  const prev = v.game && v.game.previous_trick;
+  return prev ? `${v.game.id}:${prev.round}:${prev.cards.map((c) => c.card).join(",")}` : null;
+}
+
+// -- talking to the server ------------------------------------------------------------
+
+const socket = new ReconnectingSocket(app.dataset.socketPath, {
+  onMessage: receive,
+  onStatus: (status) => {
+    ui.connection.hidden = status === "open";
+    ui.connection.lastChild.textContent = status === "closed" ? " Disconnected" : " Reconnecting…";
+  },
+});
+
+function send(message) {
+  if (!socket.send(message)) {
+    toast("Not connected right now: reconnecting, try again in a moment.");
+    return false;
+  }
+  return true;
+}
+
+const invite = new InviteDialog($("invite-dialog"), {
+  send: (message) => socket.send(message), // the dialog says itself when that fails
+  timeoutSeconds: () => view.table.bot_timeout_s || 5,
+  onSeated: (seat, name) => {
+    announce(`${name} sits at ${SEAT_NAMES[seat]}.`);
+    (app.querySelector(`[data-testid=remove-bot-${seat}]`) || app.querySelector("[data-testid=start]"))?.focus();
+  },
+});
+
+function receive(message) {
+  if (invite.receive(message)) return; // the reply to the invite dialog's test or seat request
+  if (message.type === "state") {
+    if (message.version < version) return; // an older state overtaken by a newer one
+    version = message.version;
+    applyView(message.view);
+  } else if (message.type === "error") {
+    clearPending();
+    if (message.code === "stale") send({ type: "resync" });
+    toast(humanize(message.message));
+    render();
+  }
+}
+
+function humanize(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".") : "Refused.";
+}
+
+function applyView(next) {
+  const previousKey = completedKey;
+  const previousGame = view.game && view.game.id;
+  view = next;
+  if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
+    timeoutSaving = null;
+    timeoutDraft = null;
+    announce(`Bot timeout set to ${view.table.bot_timeout_s} seconds.`);
+  }
+  completedKey = trickKey(view);
+  if (pending && (!view.game || view.game.seq !== pending.seq)) clearPending();
+  if (view.game && view.game.id === previousGame && completedKey && completedKey !== previousKey) {
+    startLinger(view.game.previous_trick);
+  } else if (linger && running() && view.game.player === mySeat() && view.game.trick.length) {
+    // You must follow a card led meanwhile: show the new trick soon rather than the old one.
+    shortenLinger(MIN_LINGER_MS);
+  }
+  render();
+  invite.update(view, running());
+}
+
+function clearPending() {
+  if (pending) clearTimeout(pending.timer);
+  pending = null;
+}
+
+function move(message, card = null) {
+  if (pending || !running()) return;
+  if (!send({ ...message, seq: view.game.seq })) return;
+  pending = { seq: view.game.seq, card, timer: setTimeout(() => {
+    clearPending();
+    send({ type: "resync" });
+    render();
+  }, PENDING_TIMEOUT_MS) };
+  if (card) stopLinger();
+  render();
+}
+
+function playCard(code) {
+  const g = game();
+  if (!g || g.player !== mySeat() || !(g.legal || []).includes(code)) return;
+  move({ type: "play_card", card: code }, code);
+}
+
+function chooseTrump(trump) {
+  move({ type: "choose_trump", trump });
+}
+
+// -- the completed trick, shown a moment before it is swept away -----------------------
+
+function startLinger(trick) {
+  stopLinger();
+  linger = { trick, started: Date.now(), timer: null };
+  shortenLinger(LINGER_MS);
+  announce(`${who(trick.winner)} ${trick.winner === mySeat() ? "take" : "takes"} the trick (${trick.points} points).`);
+}
+
+/** End the lingering trick `ms` after it appeared (or now, if that is past). */
+function shortenLinger(ms) {
+  clearTimeout(linger.timer);
+  linger.timer = setTimeout(() => {
+    linger = null;
+    render();
+  }, Math.max(0, linger.started + ms - Date.now()));
+}
+
+function stopLinger() {
+  if (linger) clearTimeout(linger.timer);
+  linger = null;
+}
+
+// -- rendering ---------------------------------------------------------------------------
+
+function render() {
+  const focusKey = document.activeElement && document.activeElement.dataset
+    ? document.activeElement.dataset.key : null;
+  const focusInHand = ui.hand.contains(document.activeElement);
+  app.dataset.seq = view.game ? String(view.game.seq) : ""; // the move number shown (tests wait on it)
+  renderScores();
+  renderTrump();
+  renderSeats();
+  renderTrick();
+  renderCenter();
+  renderHand();
+  renderLastTrick();
+  renderSheet();
+  renderFaults();
+  renderInfo();
+  renderResult();
+  announceTurn();
+  if (focusKey) {
+    const again = app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+    if (again) again.focus();
+    else if (focusInHand) (ui.hand.querySelector("[data-legal=true]") || ui.hand.querySelector(".card"))?.focus();
+  }
+}
+
+function lengthText() {
+  const t = view.table;
+  const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
+  return t.multipliers ? `${length} · multipliers` : length;
+}
+
+function roundText(g) {
+  return g.mode === "fair" ? `Round ${g.round} of ${g.round_count}` : `Round ${g.round}`;
+}
+
+function renderScores() {
+  const g = game();
+  ui.sub.textContent = g ? `${lengthText()} · ${roundText(g)}` : lengthText();
+  if (!g) {
+    ui.scores.replaceChildren();
+    return;
+  }
+  const me = mySeat();
+  const teams = me !== null && me % 2 === 1 ? [1, 0] : [0, 1];
+  ui.scores.replaceChildren(...teams.map((team) => {
+    const mine = me !== null && team === me % 2;
+    const target = g.mode === "standard" ? g.target : null;
+    const share = target ? Math.min(100, Math.round((100 * g.scores[team]) / target)) : null;
+    return h("div", { class: `team-score${mine ? " team-score-mine" : ""}`, "data-testid": `score-team-${team}` },
+      h("span", { class: "team-score-label" }, mine ? "★ " : "", teamLabel(team)),
+      h("span", { class: "team-score-names" }, teamNames(team)),
+      h("strong", { class: "team-score-points", "data-testid": `score-${team}` }, g.scores[team]),
+      share === null ? null : h("span", { class: "team-score-bar", "aria-hidden": "true" },
+        h("span", { style: `width:${share}%` })));
+  }));
+}
+
+function renderTrump() {
+  const g = game();
+  if (!running() || g.trump < 0) {
+    ui.trump.hidden = true;
+    return;
+  }
+  const factor = g.multipliers ? g.multipliers[g.trump] : 1;
+  const by = g.pushed
+    ? `${who(g.declarer)} chose after ${who(g.forehand)} pushed`
+    : `declared by ${who(g.declarer)}`;
+  const compass = (seat) => (seat === mySeat() ? "you" : SEAT_NAMES[seat]);
+  const byShort = g.pushed ? `by ${compass(g.declarer)}, pushed` : `by ${compass(g.declarer)}`;
+  ui.trump.hidden = false;
+  ui.trump.replaceChildren(
+    h("span", { class: "trump-badge-title" }, "Trump"),
+    h("span", { class: "trump-badge-value" }, trumpLabel(g.trump), factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null),
+    h("span", { class: "trump-badge-by" }, by),
+    h("span", { class: "trump-badge-by-short", "aria-hidden": "true" }, byShort));
+}
+
+function renderSeats() {
+  const pos = positions();
+  for (const [where, seat] of Object.entries(pos)) {
+    ui.seats[where].replaceChildren(seatElement(seat, where));
+  }
+}
+
+function seatElement(seat, where) {
+  const g = game();
+  const me = mySeat();
+  const isMe = seat === me;
+  const player = seatPlayer(seat);
+  const occupied = running() ? true : player && player.kind !== "empty";
+  const toMove = running() && g.player === seat;
+  const team = seat % 2;
+  const relation = me === null ? (team === 0 ? "N/S" : "E/W") : isMe ? "you" : team === me % 2 ? "partner" : "opponent";
+  const turnText = !toMove ? null : g.phase === "trump"
+    ? (isMe ? "Your turn: choose trump" : "choosing trump")
+    : (isMe ? "Your turn" : "to play");
+
+  const el = h("div", {
+    class: `seat team-${team}${isMe ? " seat-me" : ""}${toMove ? " seat-to-move" : ""}${occupied ? "" : " seat-empty"}`,
+    "data-seat": seat,
+    "data-you": isMe ? "true" : "false",
+    "data-to-move": toMove ? "true" : "false",
+    "aria-label": `${SEAT_NAMES[seat]}: ${occupied ? seatName(seat) : "empty seat"}${isMe ? " (you)" : ""}${botFacts(player)}${toMove ? `, ${turnText}` : ""}`,
+    role: "group",
+  });
+  const bot = player && player.bot;
+  const remote = player && player.kind === "remote";
+  const plate = h("div", { class: "nameplate" },
+    h("span", { class: `avatar${bot || remote ? " avatar-bot" : ""}` },
+      bot || remote ? botIcon() : h("span", { "aria-hidden": "true" }, avatarText(seat, occupied)),
+      bot ? h("span", { class: "badge badge-bot avatar-badge", title: botLabel(bot) }, "bot") : null,
+      remote ? h("span", { class: "badge badge-remote avatar-badge", "data-testid": "hslu-badge",
+        title: "A bot that speaks the HSLU Jass interface" }, "HSLU") : null),
+    h("span", { class: "nameplate-text" },
+      h("span", { class: "seat-name", "data-testid": "seat-name" }, occupied ? seatName(seat) : "Empty seat",
+        isMe ? h("span", { class: "you-tag" }, " (you)") : null),
+      h("span", { class: "seat-meta" },
+        h("span", { class: `team-tag team-tag-${team}` }, h("span", { "aria-hidden": "true" }, team === 0 ? "◆ " : "● "), relation),
+        h("span", { class: "seat-compass" }, ` · ${SEAT_NAMES[seat]}`))),
+    running() && g.dealer === seat ? h("span", { class: "dealer-chip", title: "Dealer", "aria-label": "Dealer" }, "D") : null);
+  el.append(plate);
+  const facts = botFactsLine(player);
+  if (facts) el.append(facts);
+  if (turnText) el.append(h("span", { class: "turn-flag", "data-testid": "turn-flag" }, turnText));
+  if (running() && !(isMe && where === "bottom")) {
+    const count = g.hand_sizes[seat];
+    el.append(h("span", { class: "backs", "data-testid": "backs", "aria-label": `${count} cards in hand` },
+      Array.from({ length: count }, () => cardBack("card-back-mini"))),
+    h("span", { class: "backs-count", "aria-hidden": "true" }, `${count} card${count === 1 ? "" : "s"}`));
+  }
+  if (!running()) el.append(...seatControls(seat, player));
+  return el;
+}
+
+/** A remote bot's host (full URL in the tooltip), and in a game its last answer time and its faults. */
+function botFactsLine(player) {
+  if (!player || player.kind !== "remote") return null;
+  const parts = [];
+  if (player.remote_url) {
+    const host = hostOf(player.remote_url);
+    const colon = host.lastIndexOf(":");
+    // A narrow seat breaks the host before its port rather than anywhere.
+    const shown = colon > 0 && !host.endsWith("]") ? [host.slice(0, colon + 1), h("wbr"), host.slice(colon + 1)] : [host];
+    parts.push(h("span", { class: "seat-host", "data-testid": "seat-host", title: player.remote_url }, shown));
+  }
+  if (running() && player.latency_ms !== null && player.latency_ms !== undefined) {
+    parts.push(h("span", { class: "seat-latency", "data-testid": "seat-latency", title: "Last answer time" },
+      clockIcon(), latencyText(player.latency_ms)));
+  }
+  if (running() && player.faults > 0) {
+    parts.push(h("span", { class: "badge badge-fault", "data-testid": "fault-badge",
+      title: "Answers replaced by a random legal move" }, faultCountText(player.faults)));
+  }
+  return parts.length ? h("div", { class: "seat-bot-facts", "aria-hidden": "true" }, parts) : null;
+}
+
+/** The same facts for the seat's aria-label (the line above is hidden from screen readers). */
+function botFacts(player) {
+  if (!player) return "";
+  let text = "";
+  if (player.kind === "remote") text += `, HSLU bot at ${player.remote_url}`;
+  else if (player.kind === "bot") text += ", bot";
+  if (running() && player.kind === "remote" && player.latency_ms !== null && player.latency_ms !== undefined) {
+    text += `, last answer ${latencyText(player.latency_ms)}`;
+  }
+  if (running() && player.faults > 0) text += `, ${player.faults} fault${player.faults === 1 ? "" : "s"}`;
+  return text;
+}
+
+function hostOf(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function avatarText(seat, occupied) {
+  if (!occupied) return "+";
+  return seatName(seat).trim().charAt(0).toUpperCase() || "?";
+}
+
+/** The strongest built-in bot when it is there, else the first one listed. */
+function defaultBot() {
+  return (view.bots.find((b) => b.name === "rules") || view.bots[0]).name;
+}
+
+function botLabel(name) {
+  const bot = view.bots.find((b) => b.name === name);
+  return bot ? bot.label : name;
+}
+
+function seatControls(seat, player) {
+  const me = view.you;
+  const label = SEAT_NAMES[seat];
+  const controls = [];
+  if (player.kind === "empty") {
+    if (me.player_id !== null && me.seat === null) {
+      controls.push(h("button", { type: "button", class: "button button-small button-primary", "data-key": `sit-${seat}`,
+        "data-testid": `sit-${seat}`, "aria-label": `Sit here (${label})`, onclick: () => send({ type: "join", seat }) }, "Sit here"));
+    }
+    if (me.can_manage && view.bots.length) {
+      const select = h("select", { "aria-label": `Bot for ${label}`, "data-key": `bot-select-${seat}`, "data-testid": `bot-select-${seat}`,
+        onchange: (e) => { botChoice[seat] = e.target.value; } },
+      view.bots.map((b) => h("option", { value: b.name, title: b.description || null, selected: (botChoice[seat] || defaultBot()) === b.name }, b.label)));
+      controls.push(h("span", { class: "add-bot" }, select,
+        h("button", { type: "button", class: "button button-small button-quiet", "data-key": `add-bot-${seat}`,
+          "data-testid": `add-bot-${seat}`, "aria-label": `Add bot (${label})`,
+          onclick: () => send({ type: "add_bot", seat, bot: select.value }) }, "Add bot")));
+    }
+    if (me.can_manage) {
+      controls.push(h("button", { type: "button", class: "button button-small button-quiet invite-open", "data-key": `invite-bot-${seat}`,
+        "data-testid": `invite-bot-${seat}`, "aria-label": `Invite a bot by URL (${label})`, "aria-haspopup": "dialog",
+        onclick: () => invite.open(seat) },
+      h("span", { class: "invite-open-long" }, "Invite a bot by URL"),
+      h("span", { class: "invite-open-short", "aria-hidden": "true" }, "Bot by URL")));
+    }
+  } else if ((player.kind === "bot" || player.kind === "remote") && me.can_manage) {
+    controls.push(h("button", { type: "button", class: "button button-small button-quiet", "data-key": `remove-bot-${seat}`,
+      "data-testid": `remove-bot-${seat}`, "aria-label": `Remove bot (${label})`, onclick: () => send({ type: "remove_bot", seat }) }, "Remove bot"));
+  } else if (player.kind === "human" && seat === me.seat) {
+    controls.push(h("button", { type: "button", class: "button button-small button-quiet", "data-key": "leave",
+      "data-testid": "leave", onclick: () => send({ type: "leave" }) }, "Leave seat"));
+  }
+  return controls.length ? [h("div", { class: "seat-controls" }, controls)] : [];
+}
+
+function renderTrick() {
+  const g = game();
+  const slots = {};
+  for (const where of ["top", "left", "right", "bottom"]) {
+    slots[where] = ui.trick.querySelector(`.trick-${where}`);
+    slots[where].replaceChildren();
+  }
+  ui.trick.dataset.lingering = linger ? "true" : "false";
+  let cards = [];
+  let winner = null;
+  if (linger) {
+    cards = linger.trick.cards;
+    winner = linger.trick.winner;
+    ui.trickCaption.textContent = `${who(winner)} ${winner === mySeat() ? "take" : "takes"} the trick · ${linger.trick.points} points`;
+  } else if (g && (running() || g.over)) {
+    cards = [...g.trick];
+    if (pending && pending.card) cards.push({ seat: mySeat(), card: pending.card });
+    ui.trickCaption.textContent = "";
+  } else {
+    ui.trickCaption.textContent = "";
+  }
+  const next = new Set();
+  cards.forEach(({ seat, card }, index) => {
+    const where = positionOf(seat);
+    const key = `${g ? g.id : 0}:${card}`;
+    next.add(key);
+    slots[where].append(cardElement(card, {
+      className: `card-trick${seat === winner ? " card-winner" : ""}${shownTrickCards.has(key) ? "" : " card-enter"}`,
+      attrs: { "data-seat": seat, "aria-label": `${who(seat)}: ${cardName(card)}`, style: `z-index:${index + 1}` },
+    }));
+  });
+  shownTrickCards = next;
+}
+
+function renderCenter() {
+  const g = game();
+  const parts = [];
+  if (!running()) {
+    parts.push(...lobbyCenter());
+  } else if (g.phase === "trump") {
+    const choices = g.legal_trumps || [];
+    if (choices.length && !pending) {
+      parts.push(trumpChooser(choices));
+    } else if (!pending) {
+      const chooser = g.player;
+      parts.push(h("p", { class: "center-note" }, `${who(chooser)} ${chooser === mySeat() ? "choose" : "is choosing"} trump`,
+        g.forehand !== chooser ? ` (${who(g.forehand)} pushed)` : "", "…"));
+    }
+  } else if (g.trick.length === 0 && !linger && !pending && g.player === mySeat()) {
+    parts.push(h("p", { class: "center-note center-note-soft" }, "Your lead"));
+  }
+  ui.center.replaceChildren(...parts);
+  ui.center.hidden = parts.length === 0;
+}
+
+function trumpChooser(choices) {
+  const g = game();
+  const pushed = g.forehand !== g.player;
+  return h("div", { class: "trump-chooser", role: "group", "aria-labelledby": "trump-chooser-title", "data-testid": "trump-chooser" },
+    h("h2", { id: "trump-chooser-title", class: "trump-chooser-title" }, pushed ? "Your partner pushed: choose trump" : "Choose trump"),
+    h("div", { class: "trump-buttons" },
+      choices.filter((t) => t !== 10).map((t) => trumpButton(t)),
+      choices.includes(10) ? trumpButton(10) : null));
+}
+
+function trumpButton(trump) {
+  const t = TRUMPS[trump];
+  const factor = game().multipliers && trump !== 10 ? game().multipliers[trump] : 1;
+  return h("button", {
+    type: "button",
+    class: `trump-button${t.suit ? ` suit-${t.suit}` : ""}${trump === 10 ? " trump-push" : ""}`,
+    "data-trump": trump,
+    "data-key": `trump-${trump}`,
+    "data-testid": `trump-${trump}`,
+    title: t.hint || null,
+    onclick: () => chooseTrump(trump),
+  },
+  h("span", { class: "trump-button-symbol", "aria-hidden": "true" }, t.symbol),
+  h("span", { class: "trump-button-name" }, t.name),
+  factor > 1 ? h("span", { class: "trump-button-factor" }, `×${factor}`) : null);
+}
+
+function lobbyCenter() {
+  const g = game();
+  const parts = [];
+  if (view.you.player_id === null) {
+    parts.push(h("form", { method: "post", action: "/guest/", class: "nickname-inline" },
+      h("input", { type: "hidden", name: "csrfmiddlewaretoken", value: document.querySelector('meta[name="csrf-token"]').content }),
+      h("input", { type: "hidden", name: "next", value: app.dataset.tableUrl }),
+      h("label", { for: "table-nickname" }, "Choose a nickname to take a seat"),
+      h("span", { class: "input-row" },
+        h("input", { id: "table-nickname", name: "nickname", maxlength: 24, required: true, placeholder: "Nickname" }),
+        h("button", { type: "submit", class: "button" }, "Join as guest"))));
+    return parts;
+  }
+  const filled = view.seats.filter((s) => s.kind !== "empty").length;
+  if (g && g.status === "abandoned") parts.push(h("p", { class: "center-note" }, "The last game was abandoned."));
+  if (g && g.status === "finished") parts.push(h("p", { class: "center-note" }, resultHeadline(g)));
+  if (view.you.can_manage) {
+    parts.push(h("button", {
+      type: "button", class: "button button-primary button-large", "data-testid": "start", "data-key": "start",
+      disabled: filled < 4, onclick: () => send({ type: "start" }),
+    }, g ? "New game" : "Start game"));
+    parts.push(h("p", { class: "center-hint" }, filled < 4
+      ? `${filled} of 4 seats filled: sit down or add bots.`
+      : "Everyone is seated."));
+  } else {
+    parts.push(h("p", { class: "center-note" }, view.you.seat === null
+      ? "Take an empty seat, or watch."
+      : "Waiting for the game to start…"));
+  }
+  return parts;
+}
+
+function renderHand() {
+  const g = game();
+  const me = mySeat();
+  if (!running() || me === null || !g.hand) {
+    ui.hand.replaceChildren();
+    delete ui.hand.dataset.signature;
+    ui.hand.hidden = true;
+    ui.handNote.textContent = running() ? "You are watching: only the players see their cards." : "";
+    ui.handNote.hidden = !ui.handNote.textContent;
+    return;
+  }
+  ui.hand.hidden = false;
+  const myTurn = g.player === me && g.phase === "play" && !pending;
+  const legal = new Set(myTurn ? g.legal : []);
+  const hand = sortHand(g.hand.filter((c) => !(pending && c === pending.card)), g.trump);
+  renderHandNote(g, me, myTurn);
+  // Rebuild the cards only when they change, so that hover, focus and a click in progress survive.
+  const signature = JSON.stringify([hand, [...legal], myTurn]);
+  if (signature === ui.hand.dataset.signature && ui.hand.children.length) return;
+  ui.hand.dataset.signature = signature;
+  ui.hand.replaceChildren();
+  ui.hand.style.setProperty("--n", String(Math.max(hand.length, 1)));
+  ui.hand.dataset.myTurn = String(myTurn);
+  for (const code of hand) {
+    const isLegal = legal.has(code);
+    ui.hand.append(cardElement(code, {
+      tag: "button",
+      className: `card-hand${isLegal ? " card-legal" : ""}${myTurn && !isLegal ? " card-inactive" : ""}`,
+      attrs: {
+        type: "button",
+        "data-legal": String(isLegal),
+        "data-key": `hand-${code}`,
+        "aria-disabled": String(!isLegal),
+        "aria-label": `${cardName(code)}${isLegal ? ", playable" : ""}`,
+        onclick: () => playCard(code),
+      },
+    }));
+  }
+}
+
+function renderHandNote(g, me, myTurn) {
+  let note = "";
+  if (pending) note = "Sending…";
+  else if (myTurn) note = "Your turn: play one of the raised cards.";
+  else if (g.player === me && g.phase === "trump") note = "Look at your cards and choose trump.";
+  else if (g.player >= 0) note = `Waiting for ${who(g.player)}…`;
+  ui.handNote.textContent = note;
+  ui.handNote.hidden = !note;
+}
+
+function renderLastTrick() {
+  const g = game();
+  const trick = g && g.previous_trick;
+  ui.lastTrickToggle.disabled = !trick;
+  if (!trick) {
+    ui.lastTrick.hidden = true;
+    ui.lastTrickToggle.setAttribute("aria-expanded", "false");
+    return;
+  }
+  const open = ui.lastTrickToggle.getAttribute("aria-expanded") === "true";
+  ui.lastTrick.hidden = !open;
+  const earlier = trick.round !== g.round ? ` (end of round ${trick.round})` : "";
+  ui.lastTrick.replaceChildren(
+    h("ol", { class: "last-trick-cards" }, trick.cards.map(({ seat, card }) =>
+      h("li", { class: seat === trick.winner ? "last-trick-winner" : "" },
+        cardElement(card, { className: "card-small" }),
+        h("span", { class: "last-trick-seat", title: seatName(seat) }, seat === mySeat() ? "You" : SEAT_NAMES[seat])))),
+    h("p", { class: "last-trick-caption", "data-testid": "last-trick-caption" },
+      `Won by ${who(trick.winner)} · ${trick.points} points${earlier}`));
+}
+
+ui.lastTrickToggle.addEventListener("click", () => {
+  const open = ui.lastTrickToggle.getAttribute("aria-expanded") !== "true";
+  ui.lastTrickToggle.setAttribute("aria-expanded", String(open));
+  renderLastTrick();
+});
+
+function roundRows(g) {
+  return g.rounds.map((r) => {
+    const current = !r.complete;
+    return h("tr", { class: current ? "sheet-current" : "" },
+      h("th", { scope: "row" }, r.round),
+      h("td", {}, r.trump >= 0 ? trumpLabel(r.trump) : h("span", { class: "muted" }, "…")),
+      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag", title: "pushed" }, " (pushed)") : "",
+        r.match ? h("span", { class: "match-tag" }, " Match!") : ""),
+      h("td", { class: "num" }, r.points[0]),
+      h("td", { class: "num" }, r.points[1]));
+  });
+}
+
+function sheetTable(g, caption) {
+  const short = (team) => {
+    const me = mySeat();
+    if (me !== null) return team === me % 2 ? "Us" : "Them";
+    return team === 0 ? "N/S" : "E/W";
+  };
+  return h("table", { class: "sheet" },
+    caption ? h("caption", { class: "visually-hidden" }, caption) : null,
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Trump"), h("th", { scope: "col" }, "By"),
+      h("th", { scope: "col", class: "num", title: teamNames(0) }, short(0)),
+      h("th", { scope: "col", class: "num", title: teamNames(1) }, short(1)))),
+    h("tbody", {}, roundRows(g)),
+    h("tfoot", {}, h("tr", {},
+      h("th", { scope: "row", colspan: 3 }, "Total"),
+      h("td", { class: "num" }, g.scores[0]), h("td", { class: "num" }, g.scores[1]))));
+}
+
+function renderSheet() {
+  const g = game();
+  if (!g || g.rounds.length === 0) {
+    ui.sheet.replaceChildren(h("p", { class: "muted" }, "No rounds played yet."));
+    return;
+  }
+  ui.sheet.replaceChildren(sheetTable(g, "Points per round"));
+}
+
+function renderFaults() {
+  const g = game();
+  const faults = g ? g.faults || [] : [];
+  ui.faults.hidden = faults.length === 0;
+  const signature = faults.length ? JSON.stringify([g.id, running(), faults.length, g.players.map((p) => p.name)]) : "";
+  if (ui.faults.dataset.signature === signature) return; // keeps the list's scroll position
+  ui.faults.dataset.signature = signature;
+  if (!faults.length) {
+    ui.faults.replaceChildren();
+    return;
+  }
+  ui.faults.replaceChildren(
+    h("h2", { id: "faults-title", class: "panel-title" }, running() ? "Bot faults" : "Bot faults (last game)",
+      h("span", { class: "panel-count" }, ` · ${faults.length}`)),
+    h("p", { class: "hint" }, "Each time a bot's answer was missing or wrong, a random legal move was played for it."),
+    h("div", { class: "fault-scroll", tabindex: 0, role: "region", "aria-label": "Bot faults, oldest first" },
+      faultList(faults, g.players)));
+  const scroller = ui.faults.querySelector(".fault-scroll");
+  scroller.scrollTop = scroller.scrollHeight; // the newest at hand
+}
+
+function renderInfo() {
+  const t = view.table;
+  const editable = view.you.can_manage && !running();
+  const g = game();
+  const signature = JSON.stringify([t, editable, view.you.can_manage, running(), g && g.id]);
+  if (signature === infoSignature && ui.info.children.length) return; // keeps a timeout being typed
+  infoSignature = signature;
+  const items = [h("h2", { class: "panel-title" }, "Table")];
+  const multipliers = t.multipliers ? "♦ ♥ ×1 · ♠ ♣ ×2 · Obe/Une ×3" : "off";
+  items.push(h("dl", { class: "facts" },
+    h("dt", {}, "Mode"), h("dd", {}, t.mode === "fair" ? `Fair, ${t.round_count} rounds` : `Standard, to ${t.target} points`),
+    h("dt", {}, "Multipliers"), h("dd", {}, multipliers),
+    h("dt", {}, "Bot timeout"), h("dd", { "data-testid": "bot-timeout" }, `${t.bot_timeout_s} s per answer`),
+    t.creator ? [h("dt", {}, "Opened by"), h("dd", {}, t.creator)] : null));
+  if (editable) items.push(timeoutForm(t));
+  if (running() && view.you.can_manage) {
+    items.push(h("button", {
+      type: "button", class: "button button-small button-danger", "data-testid": "abandon",
+      onclick: () => {
+        if (window.confirm("Abandon this game for everyone at the table?")) send({ type: "abandon" });
+      },
+    }, "Abandon game"));
+  }
+  if (g && !running()) items.push(h("p", {}, h("a", { href: `/games/${g.id}/` }, "Last game's details")));
+  ui.info.replaceChildren(...items);
+}
+
+/** Change the table's bot timeout (between games): a number field and Save. */
+function timeoutForm(t) {
+  const input = h("input", {
+    id: "bot-timeout-input", type: "number", min: 1, max: 30, step: 1, required: true, inputmode: "numeric",
+    value: timeoutDraft ?? t.bot_timeout_s, "data-key": "bot-timeout-input", "data-testid": "bot-timeout-input",
+    "aria-describedby": "bot-timeout-hint",
+    oninput: (event) => {
+      const typed = event.target.valueAsNumber;
+      timeoutDraft = Number.isNaN(typed) ? null : typed;
+    },
+  });
+  return h("form", {
+    class: "timeout-form", "data-testid": "timeout-form",
+    onsubmit: (event) => {
+      event.preventDefault();
+      if (!event.target.reportValidity()) return;
+      const seconds = input.valueAsNumber;
+      if (seconds === view.table.bot_timeout_s) {
+        timeoutDraft = null;
+        announce(`The bot timeout is already ${seconds} seconds.`);
+        return;
+      }
+      if (send({ type: "set_bot_timeout", seconds })) timeoutSaving = seconds;
+    },
+  },
+  h("label", { for: "bot-timeout-input" }, "Bot timeout (s)"),
+  h("span", { class: "input-row" }, input,
+    h("button", { type: "submit", class: "button button-small", "data-key": "bot-timeout-save", "data-testid": "bot-timeout-save" }, "Save")),
+  h("p", { id: "bot-timeout-hint", class: "hint" }, "How long an HSLU bot may think per answer, 1 to 30 s; then a random legal move is played for it."));
+}
+
+function resultHeadline(g) {
+  if (g.winner === null || g.winner === undefined) return "It's a draw!";
+  const me = mySeat();
+  if (me !== null && view.you.game_seat !== undefined && view.you.game_seat !== null) {
+    return g.winner === view.you.game_seat % 2 ? "You won!" : "You lost.";
+  }
+  return `${g.winner === 0 ? "North & South" : "East & West"} win!`;
+}
+
+function closeResult() {
+  dismissedResult = game().id;
+  render();
+  (app.querySelector("[data-testid=start]") || ui.hand).focus();
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !ui.result.hidden) closeResult();
+});
+
+function renderResult() {
+  const g = game();
+  const show = g && g.status === "finished" && dismissedResult !== g.id;
+  const appearing = show && ui.result.hidden;
+  ui.result.hidden = !show;
+  if (!show) {
+    ui.result.replaceChildren();
+    return;
+  }
+  const teams = [0, 1].map((team) => h("div", { class: `result-team${g.winner === team ? " result-winner" : ""}` },
+    h("span", { class: "result-team-label" }, g.winner === team ? "★ " : "", teamLabel(team)),
+    h("span", { class: "result-team-names" }, teamNames(team)),
+    h("strong", { class: "result-points", "data-testid": `result-score-${team}` }, g.scores[team])));
+  const pairs = g.pairs && g.pairs.length
+    ? h("section", { class: "result-pairs" },
+      h("h3", {}, "Fair pairs: round point advantage"),
+      h("ul", {}, g.pairs.map((p) => h("li", {},
+        `Rounds ${p.rounds[0]} & ${p.rounds[1]}: `,
+        h("strong", {}, p.rpa === null || p.rpa === undefined ? "–" : (p.rpa > 0 ? `+${p.rpa}` : p.rpa))))))
+    : null;
+  const faults = g.faults || [];
+  const faultNote = faults.length
+    ? h("p", { class: "result-faults", "data-testid": "result-faults" },
+      h("span", { "aria-hidden": "true" }, "⚠ "),
+      `${faults.length} bot fault${faults.length === 1 ? "" : "s"}: missing or wrong answers were replaced by random legal moves. `,
+      "The game details list them.")
+    : null;
+  const canStart = view.you.can_manage && view.seats.every((s) => s.kind !== "empty");
+  ui.result.replaceChildren(h("div", { class: "result-card" },
+    h("h2", { id: "result-title", "data-testid": "result-title", tabindex: -1 }, resultHeadline(g)),
+    h("div", { class: "result-teams" }, teams),
+    h("details", { class: "result-rounds", open: g.rounds.length <= 4 },
+      h("summary", {}, `${g.rounds.length} round${g.rounds.length === 1 ? "" : "s"}`),
+      sheetTable(g, "Points per round")),
+    pairs,
+    faultNote,
+    h("div", { class: "result-actions" },
+      canStart ? h("button", { type: "button", class: "button button-primary", "data-testid": "new-game",
+        onclick: () => send({ type: "start" }) }, "New game") : null,
+      h("a", { class: "button button-quiet", href: `/games/${g.id}/`, "data-testid": "game-link" }, "Game details"),
+      h("button", { type: "button", class: "button button-quiet", "data-testid": "close-result",
+        onclick: closeResult }, "Close"))));
+  if (appearing) ui.result.querySelector("#result-title").focus();
+}
+
+// -- messages for the user ------------------------------------------------------------------
+
+function toast(message) {
+  const item = h("div", { class: "toast", "data-testid": "toast" },
+    h("span", { class: "toast-text" }, message),
+    h("button", { type: "button", class: "toast-close", "aria-label": "Dismiss", onclick: () => item.remove() }, "×"));
+  ui.toasts.append(item);
+  setTimeout(() => item.remove(), TOAST_MS);
+  while (ui.toasts.children.length > 3) ui.toasts.firstChild.remove();
+}
+
+function announce(text) {
+  ui.announcer.textContent = text;
+}
+
+function announceTurn() {
+  const g = game();
+  const key = running() && g.player === mySeat() ? `${g.id}:${g.seq}` : null;
+  if (key && key !== lastAnnouncedTurn) {
+    announce(g.phase === "trump" ? "Your turn: choose trump." : "Your turn.");
+    document.title = `● Your turn · ${view.table.name}`;
+  } else if (!key) {
+    document.title = `${view.table.name} · Jassweb`;
+  }
+  lastAnnouncedTurn = key;
+}
+
+// Keyboard: arrow keys move between the cards of your hand.
+ui.hand.addEventListener("keydown", (event) => {
+  if (!["ArrowLeft", "ArrowRight"].includes(event.key)) return;
+  const cards = [...ui.hand.querySelectorAll(".card")];
+  const index = cards.indexOf(document.activeElement);
+  if (index < 0) return;
+  const next = cards[(index + (event.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length];
+  next.focus();
+  event.preventDefault();
+});
+
+render();

@@ -1,0 +1,56 @@
+"""Real HSLU bot servers on loopback for tests: jass-kit's player service, and a fault injector."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from tests.server_helpers import ROOT, free_port
+
+
+@contextmanager
+def jasskit_service(*names: str, timeout: float = 20.0):
+    """Run jass-kit's Flask player service with random agents called ``names``; yield its base URL.
+
+    ``{base}/{name}`` is a jass-kit-dialect bot, ``{base}/spec/{name}`` the same agent on the spec's paths.
+    """
+    port = free_port()
+    log = tempfile.NamedTemporaryFile(prefix=f"jasskit-{port}-", suffix=".log", delete=False)  # noqa: SIM115
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.bot_servers.jasskit_service", "--port", str(port), *names],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"jass-kit service exited: {Path(log.name).read_text()}")
+            try:
+                if httpx.get(f"{base}/{names[0]}", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("jass-kit service did not start")
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def jasskit_stats(base: str) -> dict[str, int]:
+    """Requests the jass-kit service answered, by last path part and status (e.g. ``"game_info 200"``)."""
+    return httpx.get(f"{base}/stats", timeout=5).json()

@@ -1,0 +1,267 @@
+"""Browser tests: the real daphne server, Debian's Chromium driven by Playwright, and page helpers.
+
+Test modules load the fixtures with ``pytest_plugins = ["tests.browser_helpers"]``. Every module
+gets its own server (a fresh SQLite database, bots moving after 50 ms) and its own browser; each
+test opens isolated browser contexts, so each person has their own session cookie.
+
+The test modules import helpers from here before pytest loads it as a plugin, so pytest
+cannot rewrite its asserts: PYTEST_DONT_REWRITE says so (the asserts carry their own messages).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, WebSocket, expect, sync_playwright
+
+from tests.server_helpers import running_server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-gpu",
+    "--disable-component-update",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 375, "height": 740}
+TURN_TIMEOUT = 15.0  # seconds: bots move after 50 ms, so a turn comes round quickly
+
+HAND_CARDS = "[data-testid=hand] .card"
+LEGAL_CARDS = "[data-testid=hand] [data-legal=true]"
+TRUMP_CHOOSER = "[data-testid=trump-chooser]"
+RESULT = "[data-testid=result]"
+
+
+@pytest.fixture(scope="module")
+def jass_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The project served by daphne over a fresh SQLite database; yields the base URL."""
+    database = tmp_path_factory.mktemp("browser") / "db.sqlite3"
+    with running_server({"JASSWEB_SQLITE_PATH": str(database), "JASSWEB_BOT_DELAY_MS": "50"}) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless (Playwright's own browser builds are never downloaded)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"browser tests need Chromium at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def open_page(browser: Browser, jass_server: str) -> Iterator[Callable[..., Page]]:
+    """Open a page in a new browser context (a new person); ``open_page(viewport=PHONE)`` for a phone.
+
+    ``open_page(base_url=...)`` opens it on another server than the module's.
+    """
+    contexts: list[BrowserContext] = []
+    errors: list[str] = []
+
+    def factory(viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:
+        options.setdefault("base_url", jass_server)
+        context = browser.new_context(viewport=viewport, **options)
+        context.set_default_timeout(TURN_TIMEOUT * 1000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        return page
+
+    yield factory
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+# -- people and tables -----------------------------------------------------------------
+
+
+def become_guest(page: Page, nickname: str) -> None:
+    """Choose a guest nickname on the lobby page."""
+    page.goto("/")
+    page.get_by_label("Nickname").fill(nickname)
+    page.get_by_role("button", name="Play as guest").click()
+    expect(page.get_by_test_id("identity")).to_contain_text(nickname)
+
+
+def open_table(page: Page, name: str, *, target: int = 1000, seat: str = "2", bot_timeout: int | None = None) -> int:
+    """Create a standard table from the lobby form; return its id (the page is then on the table)."""
+    form = page.get_by_test_id("create-table")
+    form.get_by_label("Name").fill(name)
+    form.get_by_label("Points to win").fill(str(target))
+    form.get_by_label("Your seat").select_option(seat)
+    if bot_timeout is not None:
+        form.get_by_text("Advanced").click()
+        form.get_by_label("Bot timeout (s)").fill(str(bot_timeout))
+    form.get_by_role("button", name="Open table").click()
+    page.wait_for_url("**/tables/*/")
+    expect(page.get_by_test_id("table-app")).to_be_visible()
+    return int(page.url.rstrip("/").rsplit("/", 1)[1])
+
+
+def add_bots(page: Page, seats: list[int], bot: str = "random") -> None:
+    """Put a built-in bot on each of ``seats`` with the table page's seat controls."""
+    for seat in seats:
+        page.get_by_test_id(f"bot-select-{seat}").select_option(bot)
+        page.get_by_test_id(f"add-bot-{seat}").click()
+        expect(page.get_by_test_id(f"remove-bot-{seat}")).to_be_visible()
+
+
+def open_invite(page: Page, seat: int) -> Locator:
+    """Open the "Invite a bot by URL" dialog of an empty seat; return the dialog."""
+    page.get_by_test_id(f"invite-bot-{seat}").click()
+    dialog = page.get_by_test_id("invite-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_label("Bot URL")).to_be_focused()
+    return dialog
+
+
+def table_seat(page: Page, seat: int) -> Locator:
+    """The seat ``seat`` (0 North .. 3 West) on the felt, wherever it is drawn."""
+    return page.locator(f".seat-slot > .seat[data-seat='{seat}']")
+
+
+def start_game(page: Page) -> None:
+    start = page.get_by_test_id("start")
+    expect(start).to_be_enabled()
+    start.click()
+    expect(page.locator("[data-testid=seat-top] [data-testid=backs]")).to_be_visible()
+
+
+def my_seat(page: Page) -> int:
+    """The seat shown at the bottom as "you"."""
+    seat = page.locator("[data-testid=seat-bottom] [data-you=true]")
+    expect(seat).to_have_count(1)
+    return int(seat.get_attribute("data-seat"))
+
+
+# -- playing ------------------------------------------------------------------------------
+
+
+def my_turn(page: Page) -> str | None:
+    """What this page may do now: "trump", "card", "over", or None (someone else is to move)."""
+    state = page.evaluate(
+        """() => {
+            if (!document.querySelector('[data-testid=result]').hidden) return "over";
+            if (document.querySelector('[data-testid=trump-chooser]')) return "trump";
+            if (document.querySelector('[data-testid=hand] [data-legal=true]')) return "card";
+            return null;
+        }"""
+    )
+    return state
+
+
+def wait_for_turn(pages: list[Page], timeout: float = TURN_TIMEOUT) -> tuple[Page, str]:
+    """Wait until one of ``pages`` may act (or its game is over); return it and what it may do."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for page in pages:
+            state = my_turn(page)
+            if state is not None:
+                return page, state
+        pages[0].wait_for_timeout(30)
+    raise AssertionError(f"no page got a turn within {timeout} s")
+
+
+def choose_trump(page: Page) -> int:
+    """Click the first trump offered (never push, so that the round moves on)."""
+    button = page.locator(f"{TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first
+    trump = int(button.get_attribute("data-trump"))
+    seq = shown_seq(page)
+    button.click()
+    wait_for_seq_after(page, seq)
+    return trump
+
+
+def play_card(page: Page, *, keyboard: bool = False) -> str:
+    """Play the first legal card of the hand (by click, or with the keyboard); return its code."""
+    code = page.locator(LEGAL_CARDS).first.get_attribute("data-card")
+    card = page.locator(f"{HAND_CARDS}[data-card='{code}']")
+    seq = shown_seq(page)
+    if keyboard:
+        card.focus()
+        page.keyboard.press("Enter")
+    else:
+        card.click()
+    # Accepted when the game moves past the move we made. (Not "the card left the hand": the last
+    # card of a round can come straight back in the next deal, a fair repeat above all.)
+    wait_for_seq_after(page, seq)
+    return code
+
+
+def shown_seq(page: Page) -> int:
+    """The game's move number the page shows."""
+    return int(page.get_by_test_id("table-app").get_attribute("data-seq"))
+
+
+def wait_for_seq_after(page: Page, seq: int) -> None:
+    page.wait_for_function(
+        "seq => Number(document.querySelector('[data-testid=table-app]').dataset.seq) > seq", arg=seq
+    )
+
+
+def take_turn(page: Page, state: str) -> str | None:
+    """Act on ``state`` from ``my_turn``; return the card played, if any."""
+    if state == "trump":
+        choose_trump(page)
+        return None
+    if state == "card":
+        return play_card(page)
+    return None
+
+
+def trick_card(page: Page, code: str):
+    """The card ``code`` as it lies in the trick on ``page``."""
+    return page.locator(f"[data-testid=trick] [data-card='{code}']")
+
+
+# -- what the browser receives ---------------------------------------------------------------
+
+
+class FrameRecorder:
+    """Every websocket frame a page receives, parsed."""
+
+    def __init__(self, page: Page) -> None:
+        self.frames: list[dict[str, Any]] = []
+        page.on("websocket", self._watch)
+
+    def _watch(self, ws: WebSocket) -> None:
+        ws.on("framereceived", self._record)
+
+    def _record(self, payload: str | bytes) -> None:
+        text = payload.decode() if isinstance(payload, bytes) else payload
+        self.frames.append(json.loads(text))
+
+    def states(self) -> list[dict[str, Any]]:
+        return [f for f in self.frames if f.get("type") == "state"]
+
+
+def hands_in(data: Any, path: str = "$") -> list[tuple[str, Any]]:
+    """Every non-empty ``hand`` (or ``hands``) field anywhere in ``data``, with its path."""
+    found = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in ("hand", "hands") and value:
+                found.append((f"{path}.{key}", value))
+            found.extend(hands_in(value, f"{path}.{key}"))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found.extend(hands_in(value, f"{path}[{index}]"))
+    return found
+
+
+def screenshot(page: Page, name: str) -> None:
+    """Save a screenshot when JASSWEB_SCREENSHOT_DIR is set (to look at the design)."""
+    folder = os.environ.get("JASSWEB_SCREENSHOT_DIR")
+    if folder:
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)

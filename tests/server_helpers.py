@@ -1,0 +1,99 @@
+"""Start the real ASGI server (daphne) as a subprocess for tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def migrate(env: dict[str, str]) -> None:
+    """Create or update the database named by ``env``."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env=_server_env(env),
+        check=True,
+        capture_output=True,
+    )
+
+
+def _server_env(env: dict[str, str]) -> dict[str, str]:
+    merged = {**os.environ, **env}
+    merged.pop("DJANGO_SETTINGS_MODULE", None)
+    return merged
+
+
+class ServerProcess:
+    """One daphne process serving the project on a free port."""
+
+    def __init__(self, env: dict[str, str], timeout: float = 30.0) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        # A file, not a pipe: daphne logs every request, and an unread pipe would block it.
+        self.log = tempfile.NamedTemporaryFile(prefix=f"daphne-{port}-", suffix=".log", delete=False)  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "jassweb.asgi:application"],
+            cwd=ROOT,
+            env=_server_env(env),
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"daphne exited: {self.output()}")
+            try:
+                httpx.get(self.url + "/", timeout=1.0)
+                return
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise
+                time.sleep(0.1)
+
+    def output(self) -> str:
+        """What the server has logged so far."""
+        return Path(self.log.name).read_text(errors="replace")
+
+    def stop(self) -> None:
+        """Stop gracefully (SIGTERM), as an operator would."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def kill(self) -> None:
+        """Stop at once (SIGKILL), as a crash would: only what was committed survives."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+@contextmanager
+def running_server(env: dict[str, str], timeout: float = 30.0):
+    """Migrate the database named by ``env`` and serve the project with daphne; yield the base URL."""
+    migrate(env)
+    server = ServerProcess(env, timeout)
+    try:
+        yield server.url
+    finally:
+        server.stop()

@@ -1,0 +1,126 @@
+"""One person in the browser against three bots: a whole game, and a page reload mid-game."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from tests.browser_helpers import (
+    HAND_CARDS,
+    RESULT,
+    add_bots,
+    become_guest,
+    my_seat,
+    open_table,
+    play_card,
+    screenshot,
+    start_game,
+    take_turn,
+    trick_card,
+    wait_for_turn,
+)
+
+pytest_plugins = ["tests.browser_helpers"]
+
+
+def test_guest_plays_a_full_game_against_three_bots(open_page):
+    page = open_page()
+    become_guest(page, "Vreni")
+    open_table(page, "Quick game", target=150)
+    assert my_seat(page) == 2
+    add_bots(page, [0, 1, 3])
+    start_game(page)
+    expect(page.get_by_test_id("table-sub")).to_contain_text("Round 1")
+
+    cards_played = 0
+    trumps_chosen = 0
+    while True:
+        _, state = wait_for_turn([page])
+        if state == "over":
+            break
+        if take_turn(page, state):
+            cards_played += 1
+        else:
+            trumps_chosen += 1
+        assert cards_played <= 9 * 20, "the game should have ended long ago"
+    assert cards_played >= 1
+
+    result = page.locator(RESULT)
+    expect(result).to_be_visible()
+    expect(result.get_by_test_id("result-title")).to_have_text(re.compile(r"^You (won!|lost\.)$"))
+    scores = [int(result.get_by_test_id(f"result-score-{team}").inner_text()) for team in (0, 1)]
+    assert max(scores) >= 150
+    header_scores = [int(page.get_by_test_id(f"score-{team}").inner_text()) for team in (0, 1)]
+    assert header_scores == scores
+    screenshot(page, "result-overlay")
+
+    # The result page of the game agrees, and the table offers a new game.
+    expect(result.get_by_test_id("new-game")).to_be_enabled()
+    result.get_by_test_id("game-link").click()
+    page.wait_for_url(re.compile(r"/games/\d+/$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(r"(North & South|East & West) win"))
+    expect(page.get_by_test_id("result-team-0")).to_contain_text(str(scores[0]))
+    expect(page.get_by_test_id("result-team-1")).to_contain_text(str(scores[1]))
+    expect(page.get_by_test_id("result-team-0")).to_contain_text("Vreni")
+
+
+def test_reloading_mid_game_keeps_the_seat_and_the_hand(open_page):
+    page = open_page()
+    become_guest(page, "Ruedi")
+    open_table(page, "Reload table", target=5000)
+    add_bots(page, [0, 1, 3])
+    start_game(page)
+
+    # Play until a card of ours lies on the table and it is our turn again.
+    played = None
+    while True:
+        _, state = wait_for_turn([page])
+        if state == "card" and played is not None:
+            break
+        played = take_turn(page, state) or played
+    hand_before = sorted(c.get_attribute("data-card") for c in page.locator(HAND_CARDS).all())
+
+    page.reload()
+    assert my_seat(page) == 2
+    expect(page.locator("[data-testid=seat-bottom] [data-you=true]")).to_contain_text("Ruedi")
+    expect(page.locator(HAND_CARDS)).to_have_count(len(hand_before))
+    assert sorted(c.get_attribute("data-card") for c in page.locator(HAND_CARDS).all()) == hand_before
+
+    # Still our turn after the reload: play with the keyboard this time.
+    _, state = wait_for_turn([page])
+    assert state == "card"
+    code = play_card(page, keyboard=True)
+    expect(trick_card(page, code)).to_be_visible()
+    expect(page.locator(HAND_CARDS)).to_have_count(len(hand_before) - 1)
+
+
+def test_server_errors_show_as_a_dismissible_toast_and_drops_reconnect(open_page):
+    page = open_page()
+    become_guest(page, "Kari")
+    routes = []
+
+    def relay(route):
+        # Pass everything through to the real server, and keep the route to act on it.
+        route.connect_to_server()
+        routes.append(route)
+
+    page.route_web_socket(re.compile(r"/ws/tables/\d+/$"), relay)
+    open_table(page, "Flaky line")
+    expect(page.get_by_test_id("seat-bottom")).to_contain_text("Kari")
+
+    routes[-1].send('{"type": "error", "code": "illegal", "message": "that card may not be played now"}')
+    toast = page.get_by_test_id("toast")
+    expect(toast).to_have_text(re.compile("That card may not be played now."))
+    expect(page.get_by_test_id("toasts")).to_have_attribute("aria-live", "assertive")
+    toast.get_by_role("button", name="Dismiss").click()
+    expect(toast).to_have_count(0)
+
+    # The connection drops: the page says so, reconnects by itself and gets a fresh state.
+    connections = len(routes)
+    routes[-1].close(code=1011, reason="gone")
+    expect(page.get_by_test_id("connection")).to_be_visible()
+    expect(page.get_by_test_id("connection")).to_contain_text("Reconnecting")
+    expect(page.get_by_test_id("connection")).to_be_hidden(timeout=10_000)
+    assert len(routes) == connections + 1
+    add_bots(page, [0])  # and the new connection works

@@ -1,0 +1,199 @@
+"""Websocket clients for tests: a session per person, every received frame recorded.
+
+``Client`` talks to the ASGI app in-process (Channels' communicator);
+``LiveClient`` talks to a real server over a real socket (the ``websockets``
+library). Both share the waiting and recording logic of ``FrameRecorder``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import websockets
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.backends.db import SessionStore
+
+from games.identity import GUEST_SESSION_KEY
+from games.models import Player
+
+ORIGIN = (b"origin", b"http://127.0.0.1:8000")
+_open_clients: list[FrameRecorder] = []
+
+
+class FrameRecorder:
+    """What every test client does: receive JSON frames, keep them, wait for states."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.frames: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        _open_clients.append(self)
+
+    async def _recv(self, timeout: float) -> str:
+        raise NotImplementedError
+
+    async def _send_text(self, text: str) -> None:
+        raise NotImplementedError
+
+    async def _quiet(self, seconds: float) -> bool:
+        """True when nothing arrives for ``seconds`` (without losing what does arrive)."""
+        raise NotImplementedError
+
+    async def _close(self) -> None:
+        raise NotImplementedError
+
+    async def receive(self, timeout: float = 5) -> dict[str, Any]:
+        text = await self._recv(timeout)
+        self.raw.append(text)
+        frame = json.loads(text)
+        self.frames.append(frame)
+        return frame
+
+    async def send(self, message: dict[str, Any] | str) -> None:
+        await self._send_text(message if isinstance(message, str) else json.dumps(message))
+
+    async def error(self, message: dict[str, Any] | str | bytes, timeout: float = 5) -> dict[str, Any]:
+        """Send ``message`` and return the error reply (state frames in between are kept)."""
+        await self.send(message)
+        while True:
+            frame = await self.receive(timeout)
+            if frame["type"] == "error":
+                return frame
+            assert frame["type"] == "state", frame
+
+    async def state(self, predicate=lambda view: True, timeout: float = 10) -> dict[str, Any]:
+        """Wait for a state frame whose view satisfies ``predicate``; return the view."""
+        latest = next((f["view"] for f in reversed(self.frames) if f["type"] == "state"), None)
+        if latest is not None and predicate(latest):
+            return latest
+        while True:
+            frame = await self.receive(timeout)
+            if frame["type"] == "state" and predicate(frame["view"]):
+                return frame["view"]
+
+    async def drain(self, quiet: float = 0.3) -> list[dict[str, Any]]:
+        """Receive until nothing arrives for ``quiet`` seconds; return what came."""
+        received = []
+        while not await self._quiet(quiet):
+            received.append(await self.receive())
+        return received
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return next(f["view"] for f in reversed(self.frames) if f["type"] == "state")
+
+    async def close(self) -> None:
+        if self in _open_clients:
+            _open_clients.remove(self)
+            await self._close()
+
+
+class Client(FrameRecorder):
+    """One browser tab, in-process: the real ASGI app and the configured channel layer."""
+
+    def __init__(self, communicator: WebsocketCommunicator, label: str) -> None:
+        super().__init__(label)
+        self.communicator = communicator
+
+    @classmethod
+    async def open(cls, table_id: int, player: Player | None = None, label: str = "") -> Client:
+        from jassweb.asgi import application
+
+        headers = [ORIGIN] + ([await session_cookie(player)] if player else [])
+        communicator = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)
+        connected, code = await communicator.connect(timeout=5)
+        assert connected, f"connection refused ({code})"
+        client = cls(communicator, label or (player.name if player else "spectator"))
+        assert (await client.receive())["type"] == "state"
+        return client
+
+    async def _recv(self, timeout: float) -> str:
+        return await self.communicator.receive_from(timeout=timeout)
+
+    async def _send_text(self, text: str) -> None:
+        await self.communicator.send_to(text_data=text)
+
+    async def send_bytes(self, data: bytes) -> None:
+        await self.communicator.send_to(bytes_data=data)
+
+    async def _quiet(self, seconds: float) -> bool:
+        # receive_nothing, not a receive timeout: asgiref cancels the application on a timeout.
+        return await self.communicator.receive_nothing(timeout=seconds)
+
+    async def _close(self) -> None:
+        await self.communicator.disconnect(timeout=5)
+
+
+class LiveClient(FrameRecorder):
+    """One browser tab against a real server process."""
+
+    def __init__(self, connection: websockets.ClientConnection, label: str) -> None:
+        super().__init__(label)
+        self.connection = connection
+
+    @classmethod
+    async def open(cls, base: str, table_id: int, cookies: dict[str, str] | None = None, label: str = "") -> LiveClient:
+        headers = {"Origin": base}
+        if cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}/"
+        connection = await websockets.connect(url, additional_headers=headers, open_timeout=10)
+        client = cls(connection, label)
+        assert (await client.receive())["type"] == "state"
+        return client
+
+    async def _recv(self, timeout: float) -> str:
+        return await asyncio.wait_for(self.connection.recv(), timeout)
+
+    async def _send_text(self, text: str) -> None:
+        await self.connection.send(text)
+
+    async def _quiet(self, seconds: float) -> bool:
+        try:
+            text = await asyncio.wait_for(self.connection.recv(), seconds)
+        except TimeoutError:
+            return True
+        self.raw.append(text)
+        self.frames.append(json.loads(text))
+        return False
+
+    async def _close(self) -> None:
+        await self.connection.close()
+
+
+async def session_cookie(player: Player) -> tuple[bytes, bytes]:
+    """A session in which ``player`` is the guest, as a cookie header."""
+    session = SessionStore()
+    session[GUEST_SESSION_KEY] = player.pk
+    await sync_to_async(session.save)()
+    return (b"cookie", f"sessionid={session.session_key}".encode())
+
+
+async def close_all_clients() -> None:
+    """Disconnect every client a test opened (so no consumer is cancelled mid-read at teardown)."""
+    for client in list(_open_clients):
+        await client.close()
+
+
+def guest_cookies(base: str, nickname: str) -> dict[str, str]:
+    """Become a guest on a live server through its pages; return the session cookies."""
+    with httpx.Client(base_url=base, follow_redirects=False) as http:
+        http.get("/")
+        token = http.cookies.get("csrftoken")
+        assert token, "the lobby sets a CSRF cookie"
+        response = http.post("/guest/", data={"nickname": nickname, "csrfmiddlewaretoken": token})
+        assert response.status_code == 302, response.text[:200]
+        return dict(http.cookies)
+
+
+def create_live_table(base: str, cookies: dict[str, str], **fields: str) -> int:
+    """Open a table through the lobby form; return its id."""
+    with httpx.Client(base_url=base, cookies=cookies, follow_redirects=False) as http:
+        data = {"name": "Live table", "mode": "standard", "target": "1000", "seat": "2", **fields}
+        response = http.post("/tables/new/", data={**data, "csrfmiddlewaretoken": cookies["csrftoken"]})
+        assert response.status_code == 302 and "/tables/" in response.headers["location"], response.text[:300]
+        return int(response.headers["location"].rstrip("/").split("/")[-1])
