@@ -91,7 +91,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.ref: str | int | None = None
         self.probe: asyncio.Task[None] | None = None
         self.probe_times: list[float] = []
-        if not await database_sync_to_async(Table.objects.filter(pk=self.table_id).exists)():
+        if not await database_sync_to_async(Table.objects.filter(pk=self.table_id, imported=False).exists)():
             await self.close(code=4404)
             return
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
@@ -289,6 +289,7 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):
     """The lobby's live list of tables."""
 
     async def connect(self) -> None:
+        self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         await self.channel_layer.group_add("lobby", self.channel_name)
         await self.accept()
         await self.send_tables()
@@ -304,5 +305,5 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):
         await self.send_tables()
 
     async def send_tables(self) -> None:
-        tables = await database_sync_to_async(snapshot.lobby_tables)()
+        tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
         await self.send_json({"type": "tables", "tables": tables})

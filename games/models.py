@@ -55,6 +55,10 @@ class Table(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     version = models.PositiveIntegerField(default=0)  # bumped by every change; numbers the table's events
+    # A private table's games (live, history, replay, record) are shown only to those who sat in them;
+    # the table itself is reached by its link and listed in the lobby only for its creator and players.
+    private = models.BooleanField(default=False)
+    imported = models.BooleanField(default=False)  # holds games read from records, never plays new ones
 
     class Meta:
         ordering = ["-updated_at"]

@@ -1,14 +1,76 @@
-"""Game records: one JSON document per game, for export (and, later, import)."""
+"""Game records: one JSON document per game, exported (``game_record``) and imported (``import_record``).
+
+A record holds the game's options, result, seats and faults, and one HSLU
+full-state log per round (exactly what jass-kit's ``GameState.to_json``
+writes). Importing checks a record completely with the engine before anything
+is stored: every card, every trick's winner and points, the dealer rotation,
+the fair pairs' deals, where the game ends and its result. A refused record
+raises ``RecordError`` whose message names the round, trick and card (all
+1-based) and the reason.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from games.hslu import encode_round
-from games.models import Game
+from django.db import transaction
+from django.utils import timezone
+
+from bots.remote import DIALECTS
+from games.engine import (
+    CARD_CODES,
+    FAIR,
+    SEAT_NAMES,
+    STANDARD,
+    Deal,
+    GameConfig,
+    GamePlan,
+    GameState,
+    InvalidConfigError,
+    JassError,
+    RoundState,
+    check_schedule,
+    next_seat,
+    repeat_hands,
+)
+from games.engine import Action as EngineAction
+from games.engine.fair import SUIT_PERMUTATIONS
+from games.engine.game import MAX_TARGET
+from games.hslu import decode_round, encode_round
+from games.models import Action, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
 from games.service import load_state
 
 TRUMP_KEYS = ("0", "1", "2", "3", "4", "5")
+
+MAX_RECORD_BYTES = 2_000_000  # a 48-round fair record with seats and faults is about 200 kB
+MAX_ROUNDS = 200
+MAX_FAULTS = 10_000
+MAX_TABLE_NAME = 60
+_MAX_MESSAGE = 600
+_MAX_SEED = 2**63 - 1  # Game.seed is a BigIntegerField
+_MAX_LATENCY = 2**31 - 1
+_SEAT_KINDS = ("human", "bot", "remote", "empty")
+_SEAT_NEEDS = {"bot": (True, False), "remote": (False, True)}  # kind -> (has a bot name, has a url)
+_TEAM_NAMES = ("North/South", "East/West")
+_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
+
+
+class RecordError(ValueError):
+    """A record that cannot be imported: the message says where (round, trick, card) and why."""
+
+    def __init__(self, message: str) -> None:
+        if len(message) > _MAX_MESSAGE:  # messages quote the input; a huge value must not make a huge message
+            message = message[: _MAX_MESSAGE - 1] + "…"
+        super().__init__(message)
+
+
+# -- export ----------------------------------------------------------------------
 
 
 def game_record(game: Game) -> dict[str, Any]:
@@ -53,3 +115,668 @@ def game_record(game: Game) -> dict[str, Any]:
     record["finished_at"] = game.finished_at.isoformat() if game.finished_at else None
     record["rounds"] = [encode_round(rnd) for rnd in state.rounds]
     return record
+
+
+# -- import: the checked record ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatEntry:
+    """A seat as imported: never linked to a Player, whoever sat there."""
+
+    position: int
+    name: str
+    bot: str = ""
+    remote_url: str = ""
+    remote_dialect: str = ""
+
+
+@dataclass(frozen=True)
+class FaultEntry:
+    seat: int
+    round: int  # 0-based, as in the record
+    trick: int | None  # 0-based; None: after the round
+    move: int | None  # the Action.seq played in the bot's stead
+    kind: str
+    detail: str
+    latency_ms: int
+
+
+@dataclass(frozen=True)
+class Move:
+    """One action of the game, with the round and trick (0-based) it was made in."""
+
+    seat: int
+    action: EngineAction
+    round: int
+    trick: int
+
+
+@dataclass(frozen=True)
+class CheckedRecord:
+    """A record that passed every check, ready to be stored (``store_record``)."""
+
+    config: GameConfig
+    schedule: tuple[int, ...] | None
+    state: GameState  # the game replayed by the engine
+    moves: tuple[Move, ...]
+    status: str  # "finished" or "abandoned"
+    seats: tuple[SeatEntry, ...]
+    faults: tuple[FaultEntry, ...]
+    finished_at: datetime | None
+    source_id: int | None  # the game's id where it was exported
+    rounds: int  # rounds in the record
+
+    @property
+    def deals(self) -> list[Deal]:
+        """Every round's deal, as the live service stores them (a dealt, unplayed next round included)."""
+        return [self.state.deal(index) for index in range(len(self.state.rounds))]
+
+
+def parse_record(text: str | bytes) -> object:
+    """Decode a record's JSON text; more than ``MAX_RECORD_BYTES`` or invalid JSON is a ``RecordError``."""
+    size = len(text.encode() if isinstance(text, str) else text)
+    if size > MAX_RECORD_BYTES:
+        raise RecordError(f"the record is larger than {MAX_RECORD_BYTES // 1_000_000} MB")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RecordError("the record is not usable JSON: it is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise RecordError(f"the record is not JSON: {exc}") from None
+
+
+def check_record(data: object) -> CheckedRecord:
+    """Check a whole record with the engine, touching no database; raise ``RecordError`` if it is refused.
+
+    ``data`` is a parsed document or its JSON text, in one of three forms:
+
+    - the document ``manage.py exportgame`` writes;
+    - an object with ``rounds`` and any of the other fields;
+    - a bare list of round logs (e.g. from jass-kit's ``GameState.to_json``).
+
+    Without ``mode`` a record is standard; a standard record without
+    ``target`` plays to the engine's ``MAX_TARGET``, so that a series of
+    complete rounds is not cut off. A fair record needs its ``fair_schedule``
+    (``round_count`` defaults to its length).
+
+    The status is checked, or derived when absent: "finished" when the engine
+    says the game is over, else "abandoned". A record saying "finished" must be
+    over, one saying "abandoned" or "running" must not be; an imported game is
+    never running, so a running game's record imports as abandoned. ``points``
+    and ``winner``, when present, must be what the rounds give.
+    """
+    try:
+        return _check(data)
+    except RecursionError:  # a value nested deeper than Python's repr (in a message) can go
+        raise RecordError("the record is not usable: a value in it is nested too deeply") from None
+
+
+def _check(data: object) -> CheckedRecord:
+    doc = _document(data)
+    rounds = doc["rounds"]
+    mode = _optional(doc, "mode", STANDARD)
+    if mode not in (STANDARD, FAIR):
+        raise RecordError(f"mode must be 'standard' or 'fair', got {mode!r:.40}")
+    schedule = _schedule(doc, mode)
+    config = _config(doc, mode, schedule)
+
+    decoded = [_decode_round(number, log) for number, log in enumerate(rounds, start=1)]
+    for index, rnd in enumerate(decoded[:-1]):
+        if not rnd.is_over:
+            raise RecordError(
+                f"round {index + 1} is not complete ({len(rnd.tricks)} of 9 tricks played)"
+                f" but round {index + 2} follows"
+            )
+    _check_dealers(decoded)
+    if schedule is not None and len(decoded) > len(schedule):
+        raise RecordError(f"the record has {len(decoded)} rounds but the fair game has {len(schedule)}")
+    deals = _deals(config, schedule, decoded)
+    try:
+        plan = GamePlan(config, schedule=schedule, known_deals=deals)
+    except InvalidConfigError as exc:  # the checks above should have said it more precisely
+        raise RecordError(str(exc)) from None
+    state, moves = _replay(config, plan, decoded)
+
+    _check_points(doc, state)
+    status = _status(doc, state)
+    faults = _faults(doc, len(decoded), moves)
+    return CheckedRecord(
+        config=config,
+        schedule=schedule,
+        state=state,
+        moves=tuple(moves),
+        status=status,
+        seats=_seats(doc),
+        faults=faults,
+        finished_at=_timestamp(doc.get("finished_at")),
+        source_id=doc["id"] if type(doc.get("id")) is int and 0 <= doc["id"] <= _MAX_SEED else None,
+        rounds=len(decoded),
+    )
+
+
+def _document(data: object) -> dict[str, Any]:
+    if isinstance(data, str | bytes | bytearray):
+        data = parse_record(bytes(data) if isinstance(data, bytearray) else data)
+    if isinstance(data, list):
+        data = {"rounds": data}
+    if not isinstance(data, dict):
+        raise RecordError(f"a record is a JSON object with 'rounds' or a list of round logs, got {_json_type(data)}")
+    rounds = data.get("rounds")
+    if rounds is None:
+        raise RecordError("the record has no 'rounds'")
+    if not isinstance(rounds, list):
+        raise RecordError(f"'rounds' must be a list of round logs, got {_json_type(rounds)}")
+    if not rounds:
+        raise RecordError("the record has no rounds")
+    if len(rounds) > MAX_ROUNDS:
+        raise RecordError(f"the record has {len(rounds)} rounds; at most {MAX_ROUNDS} can be imported")
+    return data
+
+
+def _optional(doc: dict[str, Any], key: str, default: Any) -> Any:
+    """A field's value, or ``default`` when it is absent or null."""
+    value = doc.get(key)
+    return default if value is None else value
+
+
+def _schedule(doc: dict[str, Any], mode: str) -> tuple[int, ...] | None:
+    raw = doc.get("fair_schedule")
+    if mode == STANDARD:
+        if raw is not None:
+            raise RecordError("fair_schedule is only for fair games, and this record's mode is 'standard'")
+        return None
+    if raw is None:
+        raise RecordError("a fair record needs its 'fair_schedule' (which round repeats which)")
+    if not isinstance(raw, list):
+        raise RecordError(f"fair_schedule must be a list of integers, got {_json_type(raw)}")
+    try:
+        check_schedule(raw)
+    except InvalidConfigError as exc:
+        raise RecordError(f"fair_schedule: {exc}") from None
+    round_count = doc.get("round_count")
+    if round_count is not None and type(round_count) is not int:
+        raise RecordError(f"round_count must be an integer, got {round_count!r:.20}")
+    if round_count is not None and round_count != len(raw):
+        raise RecordError(f"round_count is {round_count!r:.20} but fair_schedule has {len(raw)} entries")
+    return tuple(raw)
+
+
+def _config(doc: dict[str, Any], mode: str, schedule: tuple[int, ...] | None) -> GameConfig:
+    target = _optional(doc, "target", MAX_TARGET) if mode == STANDARD else 1000
+    if type(target) is not int or not 1 <= target <= MAX_TARGET:
+        raise RecordError(f"target must be an integer from 1 to {MAX_TARGET}, got {target!r:.40}")
+    seed = doc.get("seed")
+    if type(seed) is not int or not 0 <= seed <= _MAX_SEED:
+        seed = secrets.randbits(62)
+    try:
+        return GameConfig(
+            mode=mode,
+            target=target,
+            round_count=len(schedule) if schedule is not None else 12,
+            multipliers=_multipliers(doc.get("multipliers")),
+            seed=seed,
+        )
+    except InvalidConfigError as exc:
+        raise RecordError(str(exc)) from None
+
+
+def _multipliers(raw: object) -> tuple[int, int, int, int, int, int] | None:
+    """Six factors from ``{"0": 1, ..., "5": 3}`` (as exported), a list of six, or null (off)."""
+    problem = (
+        "multipliers must be six integers 1..10 for the trumps D H S C O U, "
+        f'as {{"0": 1, ..., "5": 3}} or a list, got {raw!r:.80}'
+    )
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        if set(raw) != set(TRUMP_KEYS):
+            raise RecordError(problem)
+        raw = [raw[key] for key in TRUMP_KEYS]
+    if not isinstance(raw, list) or len(raw) != 6 or any(type(x) is not int or not 1 <= x <= 10 for x in raw):
+        raise RecordError(problem)
+    return (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5])
+
+
+# -- rounds --------------------------------------------------------------------------
+
+_TRICK_CARD = re.compile(r"trick (\d+) card (\d+): (.*)", re.S)
+_TRICK_CODE = re.compile(r"trick (\d+) cards\[(\d+)\]: (.*)", re.S)
+_PLACE = re.compile(r"(trick \d+ cards|trick \d+|player \d+ hand\[\d+\]|player \d+ hand|deal): (.*)", re.S)
+_ILLEGAL = re.compile(r"illegal Action\.card\('(\w+)'\) by (\w+): (.+?) in round\((.*)\)", re.S)
+
+
+def _decode_round(number: int, log: object) -> RoundState:
+    """Decode and replay one round log with ``decode_round``; its complaint becomes a ``RecordError``."""
+    _check_dealt_once(number, log)
+    try:
+        return decode_round(log)
+    except JassError as exc:
+        raise RecordError(_round_message(number, str(exc))) from None
+
+
+def _check_dealt_once(number: int, log: object) -> None:
+    """Name both places of a card that appears twice in a round (played or held)."""
+    if not isinstance(log, dict):
+        return
+    seen: dict[str, str] = {}
+
+    def see(code: object, place: str) -> None:
+        if not isinstance(code, str) or code not in _CARD_IDS:
+            return
+        if code in seen:
+            raise RecordError(f"round {number}: card {code} is dealt twice ({seen[code]} and {place})")
+        seen[code] = place
+
+    tricks = log.get("tricks")
+    if isinstance(tricks, list):
+        for t, trick in enumerate(tricks[:9]):
+            cards = trick.get("cards") if isinstance(trick, dict) else None
+            if isinstance(cards, list):
+                for c, code in enumerate(cards[:4]):
+                    see(code, f"trick {t + 1}, card {c + 1}")
+    players = log.get("player")
+    if isinstance(players, list):
+        for seat, entry in enumerate(players[:4]):
+            hand = entry.get("hand") if isinstance(entry, dict) else None
+            if isinstance(hand, list):
+                for code in hand[:36]:
+                    see(code, f"{SEAT_NAMES[seat]}'s hand")
+
+
+def _round_message(number: int, message: str) -> str:
+    """Put ``decode_round``'s complaint in the record's terms: round, trick, card (1-based)."""
+    match = _TRICK_CARD.fullmatch(message)
+    if match:
+        return f"round {number}, trick {match[1]}, card {match[2]}: {_illegal_card_words(match[3])}"
+    match = _TRICK_CODE.fullmatch(message)
+    if match:
+        return f"round {number}, trick {match[1]}, card {int(match[2]) + 1}: {match[3]}"
+    match = _PLACE.fullmatch(message)
+    if match:
+        return f"round {number}, {match[1]}: {match[2]}"
+    return f"round {number}: {message}"
+
+
+def _illegal_card_words(message: str) -> str:
+    """``HA is not legal for East: must follow Spades (trump …; trick so far …; East holds …)``."""
+    match = _ILLEGAL.fullmatch(message)
+    if not match:
+        return message
+    card, seat, reason, state = match.groups()
+    facts = []
+    trump = re.search(r"trump=([\w-]+)", state)
+    if trump:
+        facts.append(f"trump {trump[1]}")
+    trick = re.search(r"trick=\[([^\]]*)\] led by (\w+)", state)
+    if trick:
+        facts.append(f"trick so far {trick[1]}, led by {trick[2]}")
+    hand = re.search(rf"{seat} holds \[([^\]]*)\]", state)
+    if hand:
+        facts.append(f"{seat} holds {hand[1]}")
+    return f"{card} is not legal for {seat}: {reason}" + (f" ({'; '.join(facts)})" if facts else "")
+
+
+def _check_dealers(rounds: Sequence[RoundState]) -> None:
+    """The deal passes to the next seat (in play order) every round."""
+    for index in range(1, len(rounds)):
+        before, dealer = rounds[index - 1].dealer, rounds[index].dealer
+        if dealer != next_seat(before):
+            raise RecordError(
+                f"round {index + 1}: the dealer is {_seat(dealer)} but after {_seat(before)} dealt round {index}"
+                f" it must be {_seat(next_seat(before))}"
+            )
+
+
+def _deals(config: GameConfig, schedule: tuple[int, ...] | None, rounds: Sequence[RoundState]) -> list[Deal]:
+    """The deals of the record's rounds; a fair repeat must be its original's deal, suits permuted."""
+    seeded = GamePlan(config, schedule=schedule) if schedule is not None else None
+    deals: list[Deal] = []
+    for index, rnd in enumerate(rounds):
+        hands = rnd.starting_hands()
+        repeats = schedule[index] if schedule is not None else 0
+        if not repeats:
+            deals.append(Deal(index, rnd.dealer, hands))
+            continue
+        original = deals[repeats - 1]
+        # The permutation the seed draws comes first: an exported game keeps its own.
+        candidates = [seeded.deal(index).permutation, *SUIT_PERMUTATIONS] if seeded is not None else SUIT_PERMUTATIONS
+        permutation = next(
+            (p for p in candidates if repeat_hands(original.hands, original.forehand, rnd.forehand_seat, p) == hands),
+            None,
+        )
+        if permutation is None:
+            raise RecordError(
+                f"round {index + 1}: fair_schedule says it repeats round {repeats}, but its deal is not round"
+                f" {repeats}'s with the suits permuted and each hand passed on to the same place after forehand"
+            )
+        deals.append(Deal(index, rnd.dealer, hands, original.index, permutation))
+    return deals
+
+
+def _replay(config: GameConfig, plan: GamePlan, rounds: Sequence[RoundState]) -> tuple[GameState, list[Move]]:
+    """Play the record's actions through the engine as one game; the game must not end early."""
+    state = GameState.new(config, plan)
+    moves: list[Move] = []
+    ended: tuple[int, int] | None = None  # (round, trick) where the game ended, 0-based
+    for index, rnd in enumerate(rounds):
+        actions = rnd.actions()
+        decisions = len(actions) - rnd.cards_played
+        for number, action in enumerate(actions):
+            where = _place(index, number, decisions)
+            if state.over:
+                assert ended is not None
+                raise RecordError(f"{where}: the game is already over: {_ending(state, *ended)}; nothing may follow")
+            seat = rnd.seat_of_action(number)
+            trick = len(state.current.tricks)
+            try:
+                state = state.apply(seat, action)
+            except JassError as exc:  # decode_round replayed the round alone; this should not happen
+                raise RecordError(f"{where}: {exc}") from None
+            moves.append(Move(seat, action, index, trick))
+            if state.over and ended is None:
+                ended = (index, len(state.current.tricks))
+    if len(rounds) > len(state.rounds):  # a dealt round with no action yet, after the end
+        assert ended is not None
+        raise RecordError(
+            f"round {len(state.rounds) + 1}: the game is already over: {_ending(state, *ended)}; nothing may follow"
+        )
+    return state, moves
+
+
+def _place(round_index: int, number: int, decisions: int) -> str:
+    """Where the ``number``-th action of a round is: ``round 3, trick 5, card 2`` (1-based)."""
+    if number < decisions:
+        return f"round {round_index + 1}, trump decision {number + 1}"
+    trick, card = divmod(number - decisions, 4)
+    return f"round {round_index + 1}, trick {trick + 1}, card {card + 1}"
+
+
+def _ending(state: GameState, round_index: int, tricks: int) -> str:
+    a, b = state.scores
+    if state.config.mode == STANDARD:
+        return (
+            f"{_TEAM_NAMES[state.winner]} reached the target of {state.config.target} with trick {tricks}"
+            f" of round {round_index + 1} ({a}:{b})"
+        )
+    return f"all {state.config.round_count} rounds are played ({a}:{b})"
+
+
+# -- result, status, seats, faults -----------------------------------------------------
+
+
+def _check_points(doc: dict[str, Any], state: GameState) -> None:
+    scores = list(state.scores)
+    points = doc.get("points")
+    if points is not None:
+        if not isinstance(points, list) or len(points) != 2 or any(type(p) is not int for p in points):
+            raise RecordError(f"points must be two integers [North/South, East/West], got {points!r:.60}")
+        if points != scores:
+            raise RecordError(f"points are {points} but the rounds give {scores}")
+    if "winner" in doc:
+        winner = doc["winner"]
+        if winner is not None and (type(winner) is not int or winner not in (0, 1)):
+            raise RecordError(f"winner must be 0 (North/South), 1 (East/West) or null, got {winner!r:.40}")
+        if winner != state.winner:
+            raise RecordError(f"winner is {_team(winner)} but the rounds give {_team(state.winner, state)}")
+
+
+def _team(team: int | None, state: GameState | None = None) -> str:
+    if team is not None:
+        return f"{team} ({_TEAM_NAMES[team]})"
+    if state is None:
+        return "null"
+    return "null (a draw)" if state.over else "null (the game is not over)"
+
+
+def _status(doc: dict[str, Any], state: GameState) -> str:
+    status = doc.get("status")
+    if status is None:
+        return Game.FINISHED if state.over else Game.ABANDONED
+    if status not in (Game.FINISHED, Game.ABANDONED, Game.RUNNING):
+        raise RecordError(f"status must be 'finished', 'abandoned' or 'running', got {status!r:.40}")
+    if status == Game.FINISHED and not state.over:
+        raise RecordError(f"status is 'finished' but the game is not over: {_progress(state)}")
+    if status != Game.FINISHED and state.over:
+        raise RecordError(f"status is {status!r} but the game is over: {_result(state)}")
+    return Game.FINISHED if status == Game.FINISHED else Game.ABANDONED
+
+
+def _progress(state: GameState) -> str:
+    a, b = state.scores
+    if state.config.mode == STANDARD:
+        return f"the rounds give {a}:{b}, short of the target of {state.config.target}"
+    complete = sum(1 for rnd in state.rounds if rnd.is_over)
+    return f"{complete} of {state.config.round_count} rounds are complete"
+
+
+def _result(state: GameState) -> str:
+    a, b = state.scores
+    if state.winner is None:
+        return f"a draw ({a}:{b})"
+    return f"{_TEAM_NAMES[state.winner]} won ({a}:{b})"
+
+
+def _seats(doc: dict[str, Any]) -> tuple[SeatEntry, ...]:
+    raw = doc.get("seats")
+    if raw is None:
+        return tuple(SeatEntry(position, SEAT_NAMES[position]) for position in range(4))
+    if not isinstance(raw, list) or len(raw) != 4:
+        raise RecordError(f"seats must be a list of the four seats, got {raw!r:.80}")
+    seats: dict[int, SeatEntry] = {}
+    for index, entry in enumerate(raw):
+        where = f"seats[{index}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where}: a seat is an object with 'position' and 'name', got {entry!r:.60}")
+        position = _optional(entry, "position", index)
+        if type(position) is not int or not 0 <= position <= 3:
+            raise RecordError(
+                f"{where}: 'position' must be 0 (North), 1 (East), 2 (South) or 3 (West), got {position!r:.20}"
+            )
+        if position in seats:
+            raise RecordError(f"{where}: position {position} ({SEAT_NAMES[position]}) is listed twice")
+        name = _text(entry, "name", where, GameSeat._meta.get_field("name").max_length)
+        bot = _text(entry, "bot", where, GameSeat._meta.get_field("bot").max_length)
+        url = _text(entry, "url", where, GameSeat._meta.get_field("remote_url").max_length)
+        dialect = _text(entry, "dialect", where, GameSeat._meta.get_field("remote_dialect").max_length)
+        if url and not url.lower().startswith(("http://", "https://")):
+            raise RecordError(f"{where}: a bot's 'url' starts with http:// or https://, got {url!r:.60}")
+        if dialect and dialect not in DIALECTS:
+            raise RecordError(f"{where}: 'dialect' must be one of {', '.join(DIALECTS)}, got {dialect!r:.20}")
+        kind = _optional(entry, "kind", "remote" if url else "bot" if bot else "empty")
+        if kind not in _SEAT_KINDS:
+            raise RecordError(f"{where}: 'kind' must be one of {', '.join(_SEAT_KINDS)}, got {kind!r:.20}")
+        if (bool(bot), bool(url)) != _SEAT_NEEDS.get(kind, (False, False)):
+            needs = {"bot": "a 'bot' name and no 'url'", "remote": "a 'url' and no 'bot' name"}
+            raise RecordError(f"{where}: a {kind!r} seat needs {needs.get(kind, 'neither a bot name nor a url')}")
+        seats[position] = SeatEntry(position, name or SEAT_NAMES[position], bot, url, dialect if url else "")
+    return tuple(seats[position] for position in range(4))
+
+
+def _text(entry: dict[str, Any], key: str, where: str, max_length: int) -> str:
+    value = _optional(entry, key, "")
+    if not isinstance(value, str):
+        raise RecordError(f"{where}: {key!r} must be a string, got {_json_type(value)}")
+    value = " ".join(value.split())
+    if len(value) > max_length:
+        raise RecordError(f"{where}: {key!r} has {len(value)} characters; at most {max_length}")
+    return value
+
+
+def _faults(doc: dict[str, Any], rounds: int, moves: Sequence[Move]) -> tuple[FaultEntry, ...]:
+    raw = _optional(doc, "faults", [])
+    if not isinstance(raw, list):
+        raise RecordError(f"faults must be a list, got {_json_type(raw)}")
+    if len(raw) > MAX_FAULTS:
+        raise RecordError(f"the record has {len(raw)} faults; at most {MAX_FAULTS} can be imported")
+    kind_length = Fault._meta.get_field("kind").max_length
+    detail_length = Fault._meta.get_field("detail").max_length
+    faults = []
+    for index, entry in enumerate(raw):
+        where = f"faults[{index}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where}: a fault is an object with 'seat', 'round', 'kind'…, got {entry!r:.60}")
+        seat = _index(entry, "seat", where, 4, "a seat 0..3")
+        round_index = _index(entry, "round", where, rounds, f"a round 0..{rounds - 1} (0-based)")
+        trick = _index(entry, "trick", where, 9, "a trick 0..8 (0-based) or null", optional=True)
+        move = _index(entry, "move", where, len(moves), f"a move 0..{len(moves) - 1} or null", optional=True)
+        if move is not None:
+            played = moves[move]
+            if (seat, round_index) != (played.seat, played.round) or trick not in (None, played.trick):
+                raise RecordError(
+                    f"{where}: move {move} was {SEAT_NAMES[played.seat]}'s in round {played.round}, trick"
+                    f" {played.trick} (0-based), not {SEAT_NAMES[seat]}'s in round {round_index}, trick {trick}"
+                )
+        kind = entry.get("kind")
+        if not isinstance(kind, str) or not kind.strip():
+            raise RecordError(f"{where}: 'kind' must be a non-empty string, got {kind!r:.40}")
+        detail = _optional(entry, "detail", "")
+        if not isinstance(detail, str):
+            raise RecordError(f"{where}: 'detail' must be a string, got {_json_type(detail)}")
+        latency = _optional(entry, "latency_ms", 0)
+        if type(latency) is not int or latency < 0:
+            raise RecordError(f"{where}: 'latency_ms' must be a non-negative integer, got {latency!r:.20}")
+        faults.append(
+            FaultEntry(
+                seat,
+                round_index,
+                trick,
+                move,
+                kind.strip()[:kind_length],
+                detail[:detail_length],
+                min(latency, _MAX_LATENCY),
+            )
+        )
+    return tuple(faults)
+
+
+def _index(entry: dict[str, Any], key: str, where: str, size: int, expected: str, optional: bool = False) -> Any:
+    value = entry.get(key)
+    if value is None and optional:
+        return None
+    if type(value) is not int or not 0 <= value < size:
+        raise RecordError(f"{where}: {key!r} must be {expected}, got {value!r:.20}")
+    return value
+
+
+def _timestamp(value: object) -> datetime | None:
+    """A record's ISO 8601 time, or None when it is absent or not one."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment, UTC)
+
+
+def _seat(seat: int) -> str:
+    return f"{seat} ({SEAT_NAMES[seat]})"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return f"the number {value!r:.20}"
+    if isinstance(value, str):
+        return f"the string {value!r:.40}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+# -- import: storing ---------------------------------------------------------------------
+
+
+def import_record(data: object, *, importer: Player | None = None, private: bool = False, name: str = "") -> Game:
+    """Check a record (see ``check_record``) and store it as a replayable game at a new imported table.
+
+    Nothing is written unless every check passes; then the table, its game,
+    seats, actions and faults are written in one transaction.
+    """
+    return store_record(check_record(data), importer=importer, private=private, name=name)
+
+
+def store_record(
+    record: CheckedRecord, *, importer: Player | None = None, private: bool = False, name: str = ""
+) -> Game:
+    """Store a checked record as a game at a new table (``imported=True``), in one transaction."""
+    table_name = " ".join((name or "").split()) or _default_name(record)
+    if len(table_name) > MAX_TABLE_NAME:
+        raise RecordError(f"a table name has at most {MAX_TABLE_NAME} characters")
+    config, state = record.config, record.state
+    with transaction.atomic():
+        table = Table.objects.create(
+            name=table_name,
+            mode=config.mode,
+            target=config.target,
+            round_count=config.round_count,
+            multipliers=config.multipliers is not None,
+            created_by=importer,
+            private=bool(private),
+            imported=True,
+        )
+        # Every table has four seats; an imported one's stay empty (it never plays).
+        Seat.objects.bulk_create([Seat(table=table, position=position) for position in range(4)])
+        game = Game.objects.create(
+            table=table,
+            mode=config.mode,
+            target=config.target if config.mode == STANDARD else None,
+            round_count=config.round_count if config.mode == FAIR else None,
+            multipliers=list(config.multipliers) if config.multipliers else None,
+            seed=config.seed,
+            fair_schedule=list(record.schedule) if record.schedule is not None else None,
+            deals=[deal_to_json(deal) for deal in record.deals],
+            status=record.status,
+            action_count=len(record.moves),
+            points=list(state.scores),
+            winner=state.winner,
+            finished_at=record.finished_at or timezone.now(),
+        )
+        GameSeat.objects.bulk_create(
+            [
+                GameSeat(
+                    game=game,
+                    position=seat.position,
+                    name=seat.name,
+                    bot=seat.bot,
+                    remote_url=seat.remote_url,
+                    remote_dialect=seat.remote_dialect,
+                )
+                for seat in record.seats
+            ]
+        )
+        Action.objects.bulk_create(
+            [
+                Action(game=game, seq=seq, seat=move.seat, kind=move.action.kind, value=move.action.value)
+                for seq, move in enumerate(record.moves)
+            ],
+            batch_size=500,
+        )
+        Fault.objects.bulk_create(
+            [
+                Fault(
+                    game=game,
+                    seat=fault.seat,
+                    seq=fault.move,
+                    round=fault.round,
+                    trick=fault.trick,
+                    kind=fault.kind,
+                    detail=fault.detail,
+                    latency_ms=fault.latency_ms,
+                )
+                for fault in record.faults
+            ]
+        )
+    return game
+
+
+def _default_name(record: CheckedRecord) -> str:
+    if record.source_id is not None:
+        return f"Imported game (was #{record.source_id})"
+    return f"Imported game ({record.rounds} round{'s' if record.rounds != 1 else ''})"

@@ -211,6 +211,7 @@ def create_table(
     target: int = 1000,
     round_count: int = 12,
     multipliers: bool = False,
+    private: bool = False,
     bot_delay_ms: int | None = None,
     bot_timeout_s: int = 5,
 ) -> Table:
@@ -241,6 +242,7 @@ def create_table(
             target=table_config.target,
             round_count=table_config.round_count,
             multipliers=multipliers,
+            private=bool(private),
             bot_delay_ms=bot_delay_ms,
             bot_timeout_s=bot_timeout_s,
             created_by=player,
@@ -359,6 +361,8 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
     """Deal a new game at a table whose four seats are filled."""
     with transaction.atomic():
         table = _lock_table(table_id)
+        if table.imported:
+            raise ServiceError("imported", "this table holds an imported game and plays no new ones")
         if running_game(table):
             raise ServiceError("game_running", "a game is already running at this table")
         seats = _seats(table)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 
 from bots.registry import BUILTIN_BOTS, bot_choices
 from games.engine import CARD_CODES, FAIR, PUSH, TRUMPS, GameState, RoundState, Trick, codes_of, team_of
@@ -163,6 +163,7 @@ def _table_options(table: Table) -> dict[str, Any]:
         "target": table.target,
         "round_count": table.round_count,
         "multipliers": table.multipliers,
+        "private": table.private,
     }
 
 
@@ -201,16 +202,27 @@ def table_view(table_id: int, viewer: Player | None) -> dict[str, Any] | None:
     if game is not None:
         game_seats = list(game.seats.order_by("position"))
         played = next((s.position for s in game_seats if viewer and s.player_id == viewer.pk), None)
-        view["game"] = game_view(game, load_state(game), game_seats, played)
+        if not table.private or played is not None or view["you"]["can_manage"]:
+            view["game"] = game_view(game, load_state(game), game_seats, played)
+        else:
+            view["hidden_game"] = game.status  # a private table's game is for its players only
         view["you"]["game_seat"] = played
     return view
 
 
-def lobby_tables(limit: int = 50) -> list[dict[str, Any]]:
-    """Tables for the lobby, most recently active first, in a fixed number of queries."""
+def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """Tables for the lobby, most recently active first, in a fixed number of queries.
+
+    Private tables are listed only for their creator and the players seated there.
+    """
     newest_game = Game.objects.filter(table=OuterRef("pk")).order_by("-created_at", "-pk").values("pk")[:1]
+    listed = Q(private=False)
+    if viewer is not None:
+        listed |= Q(created_by=viewer) | Q(seats__player=viewer)
     tables = list(
-        Table.objects.order_by("-updated_at")
+        Table.objects.filter(listed, imported=False)
+        .distinct()
+        .order_by("-updated_at")
         .annotate(current_game_id=Subquery(newest_game))
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")))[
             :limit

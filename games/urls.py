@@ -14,5 +14,10 @@ urlpatterns = [
     path("tables/new/", views.create_table, name="create_table"),
     path("tables/<int:table_id>/", views.table, name="table"),
     path("tables/<int:table_id>/seat/", views.seat_action, name="seat_action"),
+    path("games/", views.recent_games, name="recent_games"),
+    path("games/mine/", views.my_games, name="my_games"),
+    path("games/import/", views.import_game, name="import_game"),
     path("games/<int:game_id>/", views.game_result, name="game_result"),
+    path("games/<int:game_id>/replay", views.replay, name="replay"),
+    path("games/<int:game_id>/record.json", views.record_json, name="record_json"),
 ]

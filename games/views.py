@@ -1,21 +1,28 @@
-"""Pages: lobby, table, game result, identity (guest nickname, sign-up)."""
+"""Pages: lobby, table, game result, replay, history, records, identity (guest nickname, sign-up)."""
 
 from __future__ import annotations
+
+import json
+import time
 
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import service, snapshot
+from games import access, history, records, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
-from games.models import Game
+from games.models import Game, Player
+from games.replay import replay_data
+
+MAX_UPLOAD = 2 * 1024 * 1024  # bytes of a record file
 
 
 def _next_or(request: HttpRequest, default: str) -> str:
@@ -40,7 +47,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "lobby.html",
         {
             "player": player_for_request(request),
-            "tables": snapshot.lobby_tables(),
+            "tables": snapshot.lobby_tables(player_for_request(request)),
             "bots": bot_choices(),
             "seat_names": SEAT_NAMES,
         },
@@ -82,6 +89,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
             target=_int(request.POST.get("target"), 1000),
             round_count=_int(request.POST.get("round_count"), 12),
             multipliers=request.POST.get("multipliers") == "on",
+            private=request.POST.get("private") == "on",
             bot_timeout_s=_int(request.POST.get("bot_timeout"), 5),
         )
         seat = request.POST.get("seat", "2")
@@ -119,6 +127,9 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
 def table(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table: seats, the game in progress, your hand. Live over a websocket."""
     player = player_for_request(request)
+    imported = Game.objects.filter(table_id=table_id, table__imported=True).order_by("-pk").first()
+    if imported is not None:  # an imported record's table plays no games: show the game itself
+        return redirect("replay", game_id=imported.pk)
     view = snapshot.table_view(table_id, player)
     if view is None:
         raise Http404("no such table")
@@ -135,9 +146,18 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
+def _visible_game(request: HttpRequest, game_id: int) -> tuple[Game, Player | None]:
+    """The game if the visitor may see it; a 404 otherwise (a private game does not exist for others)."""
+    game = get_object_or_404(Game.objects.select_related("table"), pk=game_id)
+    player = player_for_request(request)
+    if not access.may_see(game, player):
+        raise Http404("no such game")
+    return game, player
+
+
 def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
     """A game's result: scores per round, and for fair games each pair's point advantage."""
-    game = get_object_or_404(Game.objects.select_related("table"), pk=game_id)
+    game, player = _visible_game(request, game_id)
     state = service.load_state(game)
     seats = list(game.seats.order_by("position"))
     view = snapshot.game_view(game, state, seats, None)
@@ -150,7 +170,95 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "seats": seats,
             "trump_names": TRUMP_NAMES,
             "seat_names": SEAT_NAMES,
-            "table_url": reverse("table", kwargs={"table_id": game.table_id}),
-            "player": player_for_request(request),
+            "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
+            "player": player,
         },
     )
+
+
+def replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Step through a finished or abandoned game card by card, all four hands open."""
+    started = time.perf_counter()
+    game, player = _visible_game(request, game_id)
+    data = None if game.status == Game.RUNNING else replay_data(game)
+    response = render(
+        request,
+        "replay.html",
+        {
+            "game": game,
+            "replay": data,
+            "player": player,
+            "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
+        },
+        status=200,
+    )
+    # Server time of the page, for the browser's dev tools and for bench/replay.py.
+    response["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+    return response
+
+
+def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game's record, the same document as ``manage.py exportgame ID``."""
+    game, _ = _visible_game(request, game_id)
+    if game.status == Game.RUNNING:
+        return JsonResponse(
+            {"error": "running", "message": "the game is still running; its record opens when it is over"},
+            status=409,
+        )
+    response = JsonResponse(records.game_record(game), json_dumps_params={"separators": (",", ":")})
+    if request.GET.get("download"):
+        response["Content-Disposition"] = f'attachment; filename="jassweb-game-{game.pk}.json"'
+    return response
+
+
+def _game_list(request: HttpRequest, games, player: Player | None) -> tuple[list[dict], object]:
+    page = Paginator(history.with_seats(games), history.PAGE_SIZE).get_page(request.GET.get("page"))
+    return [history.game_row(g, player) for g in page.object_list], page
+
+
+def my_games(request: HttpRequest) -> HttpResponse:
+    """The games the visitor sat in, newest first."""
+    player = player_for_request(request)
+    rows, page = _game_list(request, access.my_games(player), player) if player else ([], None)
+    return render(request, "games_list.html", {"player": player, "rows": rows, "page": page, "mine": True})
+
+
+def recent_games(request: HttpRequest) -> HttpResponse:
+    """Recent finished and abandoned games at public tables."""
+    player = player_for_request(request)
+    rows, page = _game_list(request, access.recent_games(), player)
+    return render(request, "games_list.html", {"player": player, "rows": rows, "page": page, "mine": False})
+
+
+def import_game(request: HttpRequest) -> HttpResponse:
+    """Upload a game record (ours, or jass-kit round logs) and open its replay."""
+    player = player_for_request(request)
+    error = None
+    if request.method == "POST":
+        upload = request.FILES.get("record")
+        text = request.POST.get("text", "")
+        try:
+            if upload is not None:
+                if upload.size > MAX_UPLOAD:
+                    raise records.RecordError(f"the file has {upload.size} bytes; at most {MAX_UPLOAD} are accepted")
+                raw = upload.read()
+            elif text.strip():
+                raw = text.encode()
+            else:
+                raise records.RecordError("choose a record file or paste a record")
+            try:
+                data = json.loads(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise records.RecordError(f"the record is not valid JSON: {exc}") from None
+            game = records.import_record(
+                data,
+                importer=player,
+                private=request.POST.get("private") == "on" and player is not None,
+                name=request.POST.get("name", "").strip()[:60],
+            )
+        except records.RecordError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Imported game {game.pk}: {len(game.deals)} rounds, every card checked.")
+            return redirect("replay", game_id=game.pk)
+    return render(request, "import.html", {"player": player, "error": error}, status=400 if error else 200)

@@ -558,6 +558,11 @@ function lobbyCenter() {
     return parts;
   }
   const filled = view.seats.filter((s) => s.kind !== "empty").length;
+  if (view.hidden_game) {
+    parts.push(h("p", { class: "center-note", "data-testid": "private-note" }, view.hidden_game === "running"
+      ? "A private game is being played here: only its players see it."
+      : "This table is private: its games are shown only to those who played them."));
+  }
   if (g && g.status === "abandoned") parts.push(h("p", { class: "center-note" }, "The last game was abandoned."));
   if (g && g.status === "finished") parts.push(h("p", { class: "center-note" }, resultHeadline(g)));
   if (view.you.can_manage) {
@@ -830,6 +835,7 @@ function renderResult() {
     h("div", { class: "result-actions" },
       canStart ? h("button", { type: "button", class: "button button-primary", "data-testid": "new-game",
         onclick: () => send({ type: "start" }) }, "New game") : null,
+      h("a", { class: "button button-quiet", href: `/games/${g.id}/replay`, "data-testid": "replay-link" }, "Replay"),
       h("a", { class: "button button-quiet", href: `/games/${g.id}/`, "data-testid": "game-link" }, "Game details"),
       h("button", { type: "button", class: "button button-quiet", "data-testid": "close-result",
         onclick: closeResult }, "Close"))));

@@ -1,0 +1,61 @@
+"""Rows of the game lists ("My games", recent games): who played, the score, the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+
+from games.models import Game, GameSeat, Player
+
+PAGE_SIZE = 25
+
+
+def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
+    """The games with their table and seats in three queries, whatever the page size."""
+    return games.select_related("table").prefetch_related(
+        Prefetch("seats", queryset=GameSeat.objects.order_by("position"))
+    )
+
+
+def _result(game: Game, my_team: int | None) -> tuple[str, str]:
+    """(code, words) of a game's outcome, from the viewer's side when they played."""
+    if game.status == Game.RUNNING:
+        return "running", "In progress"
+    if game.status == Game.ABANDONED:
+        return "abandoned", "Abandoned"
+    if game.winner is None:
+        return "draw", "Draw"
+    if my_team is None:
+        return "finished", "North & South won" if game.winner == 0 else "East & West won"
+    return ("won", "Won") if game.winner == my_team else ("lost", "Lost")
+
+
+def game_row(game: Game, player: Player | None) -> dict[str, Any]:
+    seats = list(game.seats.all())
+    mine = next((s.position for s in seats if player is not None and s.player_id == player.pk), None)
+    my_team = None if mine is None else mine % 2
+    code, words = _result(game, my_team)
+    teams = [[s.name for s in seats if s.position % 2 == team] for team in (0, 1)]
+    points = list(game.points) if game.points else [0, 0]
+    row: dict[str, Any] = {
+        "game": game,
+        "id": game.pk,
+        "table": game.table.name,
+        "private": game.table.private,
+        "imported": game.table.imported,
+        "mode": game.mode,
+        "length": f"{game.round_count} rounds" if game.mode == "fair" else f"to {game.target}",
+        "teams": teams,
+        "points": points,
+        "result": code,
+        "result_words": words,
+        "date": game.finished_at or game.created_at,
+        "over": game.status != Game.RUNNING,
+    }
+    if my_team is not None:
+        row["seat"] = mine
+        row["partner"] = next((s.name for s in seats if s.position == (mine + 2) % 4), "")
+        row["opponents"] = teams[1 - my_team]
+        row["my_points"], row["their_points"] = points[my_team], points[1 - my_team]
+    return row

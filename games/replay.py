@@ -1,0 +1,153 @@
+"""The data of a game's replay: every round as dealt and played, rebuilt from the event log.
+
+``replay_data`` replays the stored actions through the engine (``load_state``)
+and lays each round out for the viewer (``static/js/replay.js``): the four
+starting hands, the cards in play order with who played them and how long a
+bot thought, trick winners, running points after every card, who chose which
+trump, fair-mode twins with their suit permutation and round point advantage,
+and remote-bot faults on the card where they happened.
+
+A position in a replay is ``(round, card)``: round 1..n, card 0..36 = how many
+cards of that round have been played (0: the trump is chosen, nothing played).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
+from games.models import Game, GameSeat
+from games.service import load_state
+
+
+def _cards_in_order(rnd: RoundState) -> list[tuple[int, int]]:
+    """``(seat, card)`` for every card of the round in play order."""
+    played = [(trick.seat_of(i), card) for trick in rnd.tricks for i, card in enumerate(trick.cards)]
+    played += [((rnd.leader - i) % 4, card) for i, card in enumerate(rnd.trick)]
+    return played
+
+
+def _running_points(rnd: RoundState, factor: int) -> list[list[int]]:
+    """The round's points credited to each team after 0, 1, … cards (multiplier and match bonus in)."""
+    running = [[0, 0]]
+    totals = [0, 0]
+    for number, trick in enumerate(rnd.tricks):
+        totals[team_of(trick.winner)] += trick.points * factor
+        if number == 8 and rnd.is_match:
+            totals[team_of(trick.winner)] += MATCH_BONUS * factor
+        running += [list(running[-1])] * 3 + [list(totals)]
+    running += [list(totals)] * len(rnd.trick)
+    return running
+
+
+def _seat_map(forehand: int, other_forehand: int) -> list[int]:
+    """For each seat of a round, the seat of its twin round holding the same (permuted) hand."""
+    return [(other_forehand - (forehand - seat)) % 4 for seat in range(4)]
+
+
+def _players(seats: list[GameSeat]) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": s.position,
+            "name": s.name,
+            "kind": s.kind,
+            "bot": s.bot or None,
+            "remote_url": s.remote_url or None,
+        }
+        for s in seats
+    ]
+
+
+def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
+    """Everything the replay viewer shows of ``game`` (call it only for games that are over)."""
+    state = state or load_state(game)
+    seats = list(game.seats.order_by("position"))
+    latencies = list(game.actions.order_by("seq").values_list("latency_ms", flat=True))
+    round_scores = state.round_scores()
+    rpa = state.round_point_advantages() if game.mode == FAIR else {}
+    pairs = state.plan.pairs()
+    pair_of = {
+        index: (number, first, second) for number, (first, second) in enumerate(pairs, 1) for index in (first, second)
+    }
+    faults_by_round: dict[int, list[Any]] = {}
+    for fault in game.faults.all():
+        faults_by_round.setdefault(fault.round, []).append(fault)
+
+    shown = state.rounds
+    if len(shown) > 1 and not shown[-1].actions():
+        shown = shown[:-1]  # dealt when the previous round ended, never played (an abandoned or imported game)
+    rounds = []
+    seq = 0
+    before = [0, 0]
+    for index, rnd in enumerate(shown):
+        deal = state.plan.deal(index)
+        factor = state.config.multiplier(rnd.trump) if rnd.trump >= 0 else 1
+        decisions = len(rnd.actions()) - rnd.cards_played
+        first_card_seq = seq + decisions
+        played = _cards_in_order(rnd)
+        entry: dict[str, Any] = {
+            "round": index + 1,
+            "dealer": rnd.dealer,
+            "forehand": rnd.forehand_seat,
+            "pushed": rnd.pushed,
+            "declarer": rnd.declarer,
+            "trump": rnd.trump,
+            "multiplier": factor,
+            "hands": [codes_of(hand) for hand in deal.hands],
+            "cards": [
+                {"seat": seat, "card": CARD_CODES[card], "ms": latencies[first_card_seq + k]}
+                for k, (seat, card) in enumerate(played)
+            ],
+            "decision_ms": [latencies[seq + k] for k in range(decisions)],
+            "tricks": [{"first": t.first, "winner": t.winner, "points": t.points * factor} for t in rnd.tricks],
+            "running": _running_points(rnd, factor),
+            "scores_before": list(before),
+            "points": list(round_scores[index]),
+            "match": team_of(rnd.tricks[0].winner) if rnd.is_match else None,
+            "complete": rnd.is_over,
+            "faults": [],
+        }
+        for fault in faults_by_round.get(index, []):
+            if fault.seq is None or fault.trick is None:
+                card = len(played)  # a failed game_info after the round
+            elif fault.seq < first_card_seq:
+                card = 0  # in place of a trump decision
+            else:
+                card = fault.seq - first_card_seq + 1  # the position right after the card played in its stead
+            detail = fault.detail + (f" ({fault.hidden_detail})" if fault.hidden_detail else "")
+            entry["faults"].append(
+                {"card": card, "seat": fault.seat, "kind": fault.kind, "detail": detail, "latency_ms": fault.latency_ms}
+            )
+        if index in pair_of:
+            number, first, second = pair_of[index]
+            twin = second if index == first else first
+            twin_deal = state.plan.deal(twin)
+            permutation = (twin_deal if index == first else deal).permutation
+            entry["pair"] = {
+                "number": number,
+                "twin": twin + 1,
+                "twin_played": twin < len(shown),
+                "original": index == first,
+                # suit letter -> suit letter from the original to the repeat
+                "suits": {SUIT_LETTERS[s]: SUIT_LETTERS[permutation[s]] for s in range(4)},
+                "seat_map": _seat_map(deal.forehand, twin_deal.forehand),
+                "rpa": rpa.get(index),
+            }
+        rounds.append(entry)
+        seq += len(rnd.actions())
+        before = [before[0] + round_scores[index][0], before[1] + round_scores[index][1]]
+
+    return {
+        "id": game.pk,
+        "table": game.table.name,
+        "mode": game.mode,
+        "target": game.target,
+        "round_count": game.round_count,
+        "multipliers": game.multipliers,
+        "status": game.status,
+        "points": list(state.scores),
+        "winner": state.winner,
+        "players": _players(seats),
+        "pairs": [{"number": n, "rounds": [a + 1, b + 1], "rpa": rpa.get(a)} for n, (a, b) in enumerate(pairs, 1)],
+        "rounds": rounds,
+    }

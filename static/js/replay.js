@@ -1,0 +1,315 @@
+// The replay viewer: steps through a finished game card by card, all four hands open.
+// The server sends the whole game once (games/replay.py); a position is (round, card) and lives in the URL.
+
+import { cardElement, cardName, sortHand, SUITS, TRUMPS, trumpLabel } from "./cards.js";
+import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+
+const data = jsonFromScript("replay-data");
+const app = document.getElementById("replay");
+const POSITIONS = { 0: "top", 3: "left", 1: "right", 2: "bottom" };
+const TEAM_NAMES = ["North & South", "East & West"];
+
+const ui = {
+  select: document.getElementById("round-select"),
+  pair: document.getElementById("pair-box"),
+  center: document.getElementById("rp-center"),
+  side: document.getElementById("replay-side"),
+  position: document.getElementById("position"),
+  slider: document.getElementById("card-slider"),
+  marks: document.getElementById("slider-marks"),
+  first: document.getElementById("go-first"),
+  prev: document.getElementById("go-prev"),
+  next: document.getElementById("go-next"),
+  last: document.getElementById("go-last"),
+};
+
+let at = { round: 0, card: 0 }; // round: 0-based index into data.rounds
+
+const rounds = data.rounds;
+const roundOf = () => rounds[at.round];
+const length = (r) => rounds[r].cards.length;
+
+function playerName(seat) {
+  const p = data.players.find((x) => x.seat === seat);
+  return p && p.name ? p.name : SEAT_NAMES[seat];
+}
+
+function who(seat) {
+  return `${playerName(seat)} (${SEAT_NAMES[seat]})`;
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+// -- position and URL ---------------------------------------------------------------------
+
+function clamp(value, low, high) {
+  return Math.min(high, Math.max(low, value));
+}
+
+function readUrl() {
+  const params = new URLSearchParams(window.location.search);
+  const round = clamp(parseInt(params.get("round") || "1", 10) || 1, 1, rounds.length) - 1;
+  const card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, length(round));
+  return { round, card };
+}
+
+function writeUrl() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("round", String(at.round + 1));
+  url.searchParams.set("card", String(at.card));
+  window.history.replaceState(null, "", url);
+}
+
+function go(round, card) {
+  const r = clamp(round, 0, rounds.length - 1);
+  at = { round: r, card: clamp(card, 0, length(r)) };
+  writeUrl();
+  render();
+}
+
+function step(delta) {
+  const { round, card } = at;
+  if (delta > 0) {
+    if (card < length(round)) go(round, card + 1);
+    else if (round < rounds.length - 1) go(round + 1, 0);
+  } else if (card > 0) {
+    go(round, card - 1);
+  } else if (round > 0) {
+    go(round - 1, length(round - 1));
+  }
+}
+
+function switchToTwin() {
+  const pair = roundOf().pair;
+  if (pair && pair.twin_played) go(pair.twin - 1, at.card);
+}
+
+// -- rendering ------------------------------------------------------------------------------
+
+function handsAt(rnd, card) {
+  const hands = rnd.hands.map((hand) => new Set(hand));
+  for (const played of rnd.cards.slice(0, card)) hands[played.seat].delete(played.card);
+  return hands.map((set) => [...set]);
+}
+
+function seatTags(rnd, seat) {
+  const tags = [];
+  if (rnd.dealer === seat) tags.push(h("span", { class: "rp-tag", title: "Dealer" }, "Dealer"));
+  if (rnd.forehand === seat) tags.push(h("span", { class: "rp-tag", title: "Forehand: declares or pushes, leads first" }, rnd.pushed ? "Pushed" : "Forehand"));
+  if (rnd.declarer === seat) {
+    tags.push(h("span", { class: "rp-tag rp-tag-trump", title: `Chose ${TRUMPS[rnd.trump].name}` }, "Trump: ", TRUMPS[rnd.trump].symbol));
+  }
+  return tags;
+}
+
+function renderSeat(rnd, seat, hands, toPlay) {
+  const zone = app.querySelector(`.rp-seat[data-pos="${POSITIONS[seat]}"]`);
+  const player = data.players.find((p) => p.seat === seat) || { kind: "empty" };
+  const cards = sortHand(hands[seat], rnd.trump);
+  const twin = rnd.pair
+    ? h("span", { class: "rp-twin-hand", "data-testid": `twin-hand-${seat}` },
+      `${rnd.pair.original ? "Dealt again to" : "Dealt before to"} ${SEAT_NAMES[rnd.pair.seat_map[seat]]} in round ${rnd.pair.twin}`)
+    : null;
+  zone.classList.toggle("rp-seat-to-play", toPlay === seat);
+  zone.dataset.team = String(seat % 2);
+  zone.replaceChildren(
+    h("div", { class: "rp-nameplate" },
+      h("span", { class: "rp-compass" }, SEAT_NAMES[seat]),
+      h("strong", { class: "rp-name" }, playerName(seat)),
+      player.kind === "bot" || player.kind === "remote"
+        ? h("span", { class: `badge ${player.kind === "remote" ? "badge-remote" : "badge-bot"}` }, player.kind === "remote" ? "HSLU" : "bot")
+        : null,
+      toPlay === seat ? h("span", { class: "rp-to-play" }, "to play") : null,
+      ...seatTags(rnd, seat)),
+    h("div", { class: "rp-hand", "data-testid": `hand-${seat}`, "data-count": cards.length },
+      cards.length
+        ? cards.map((code) => cardElement(code, { className: "card-mini" }))
+        : h("span", { class: "rp-empty-hand" }, "no cards left")),
+    twin);
+}
+
+function trickAt(rnd, card) {
+  // The cards of the trick being played; right after a trick's fourth card, that whole trick and its winner.
+  if (card === 0) return null;
+  const start = card % 4 === 0 ? card - 4 : card - (card % 4);
+  const number = Math.floor(start / 4);
+  const cards = rnd.cards.slice(start, card);
+  const done = cards.length === 4 ? rnd.tricks[number] : null;
+  return { number, cards, done };
+}
+
+function renderCenter(rnd) {
+  const trick = trickAt(rnd, at.card);
+  if (!trick) {
+    const lines = [];
+    if (rnd.trump < 0) {
+      lines.push(h("p", {}, "The game ended before a trump was chosen."));
+    } else {
+      if (rnd.pushed) lines.push(h("p", {}, `${who(rnd.forehand)} pushed.`));
+      lines.push(h("p", { class: "rp-decision" }, `${who(rnd.declarer)} chose `, trumpLabel(rnd.trump),
+        rnd.multiplier > 1 ? h("span", { class: "factor" }, ` ×${rnd.multiplier}`) : null));
+      lines.push(h("p", { class: "muted" }, `${who(rnd.forehand)} leads.`));
+    }
+    ui.center.replaceChildren(h("div", { class: "rp-center-note", "data-testid": "decision" }, lines));
+    return;
+  }
+  const slots = trick.cards.map((played) => h("div", { class: `trick-slot trick-${POSITIONS[played.seat]}` },
+    cardElement(played.card, { className: trick.done && trick.done.winner === played.seat ? "card-winner" : "" })));
+  const caption = trick.done
+    ? `Trick ${trick.number + 1}: ${who(trick.done.winner)} wins ${trick.done.points}`
+    : `Trick ${trick.number + 1}`;
+  ui.center.replaceChildren(
+    h("div", { class: "trick rp-trick", "data-cards": trick.cards.length }, slots),
+    h("p", { class: "rp-trick-caption", "data-testid": "trick-caption" }, caption));
+}
+
+function factsList(entries) {
+  return h("dl", { class: "rp-facts" }, entries.filter(Boolean).map(([term, value, testid]) => [
+    h("dt", {}, term), h("dd", testid ? { "data-testid": testid } : {}, value)]));
+}
+
+function renderSide(rnd) {
+  const running = rnd.running[at.card];
+  const total = [rnd.scores_before[0] + running[0], rnd.scores_before[1] + running[1]];
+  const ended = at.card === rnd.cards.length && rnd.complete;
+  const last = at.card > 0 ? rnd.cards[at.card - 1] : null;
+  const facts = factsList([
+    ["Round", `${rnd.round} of ${data.mode === "fair" ? data.round_count : rounds.length}`],
+    ["Dealer", who(rnd.dealer)],
+    ["Trump", rnd.trump >= 0 ? h("span", {}, trumpLabel(rnd.trump), ` by ${SEAT_NAMES[rnd.declarer]}`, rnd.pushed ? ` (${SEAT_NAMES[rnd.forehand]} pushed)` : "") : "–"],
+    ["Round points", h("span", {}, `N/S ${running[0]} : ${running[1]} E/W`,
+      ended && rnd.match !== null ? h("strong", { class: "match-tag" }, ` Match for ${TEAM_NAMES[rnd.match]}!`) : null), "round-points"],
+    ["Game score", `N/S ${total[0]} : ${total[1]} E/W`, "game-score"],
+    last
+      ? ["Last card", h("span", { "data-testid": "last-card" }, cardCode(last.card), ` by ${SEAT_NAMES[last.seat]}`,
+        last.ms !== null && last.ms !== undefined ? `, ${last.ms} ms to decide` : "")]
+      : null,
+  ]);
+  const tricksDone = Math.floor(at.card / 4);
+  const tricks = h("ol", { class: "rp-tricks", "data-testid": "tricks" }, rnd.tricks.slice(0, tricksDone).map((t, i) =>
+    h("li", { class: `rp-trick-row team-${t.winner % 2}` },
+      h("span", { class: "rp-trick-cards" }, rnd.cards.slice(4 * i, 4 * i + 4).map((c) => cardCode(c.card))),
+      h("span", { title: who(t.winner) }, `${SEAT_NAMES[t.winner]} +${t.points}`))));
+  const faults = rnd.faults.map((f) => h("li", {
+    class: `rp-fault${f.card === at.card ? " rp-fault-here" : ""}`, "data-testid": "replay-fault", "data-card": f.card,
+  }, h("button", { type: "button", class: "link-button", onclick: () => go(at.round, f.card) }, `card ${f.card}`),
+  ` ⚠ ${who(f.seat)}: ${f.kind.replaceAll("_", " ")} — ${f.detail}${f.latency_ms ? ` (${f.latency_ms} ms)` : ""}`));
+  ui.side.replaceChildren(...[
+    h("section", { class: "panel panel-compact" }, h("h2", { class: "panel-title" }, "This round"), facts),
+    h("section", { class: "panel panel-compact" }, h("h2", { class: "panel-title" }, `Tricks (${tricksDone} of 9)`),
+      tricksDone ? tricks : h("p", { class: "muted" }, "No trick played yet.")),
+    faults.length ? h("section", { class: "panel panel-compact rp-faults" },
+      h("h2", { class: "panel-title" }, "Bot faults this round"),
+      h("p", { class: "hint" }, "A random legal move was played in the bot's stead."),
+      h("ul", {}, faults)) : null,
+  ].filter(Boolean));
+}
+
+function cardCode(code) {
+  const suit = code[0];
+  return h("span", { class: `rp-code suit-${suit}`, title: cardName(code) }, SUITS[suit].symbol, code.slice(1));
+}
+
+function renderPair(rnd) {
+  if (!rnd.pair) {
+    ui.pair.hidden = true;
+    return;
+  }
+  const p = rnd.pair;
+  const starting = TEAM_NAMES[rnd.forehand % 2];
+  const suits = Object.entries(p.suits).filter(([a, b]) => a !== b)
+    .map(([a, b]) => h("span", { class: "rp-perm" }, h("span", { class: `suit-${a}` }, SUITS[a].symbol), "→", h("span", { class: `suit-${b}` }, SUITS[b].symbol)));
+  ui.pair.hidden = false;
+  ui.pair.replaceChildren(
+    h("span", { class: "pair-label", "data-testid": "pair-label" },
+      `Pair ${p.number}: round ${p.original ? rnd.round : p.twin} and its twin, round ${p.original ? p.twin : rnd.round}`),
+    h("span", { class: "pair-suits", title: "Suits of the original → suits of the twin" }, "Suits ", suits),
+    h("span", { class: "pair-rpa", "data-testid": "rpa" },
+      p.rpa === null || p.rpa === undefined
+        ? "RPA: –"
+        : h("span", {}, "RPA ", h("strong", {}, signed(p.rpa)), ` for ${starting} (started this round)`)),
+    p.twin_played
+      ? h("button", { type: "button", class: "button button-small", "data-testid": "twin", onclick: switchToTwin },
+        `Twin: round ${p.twin} ⇄`)
+      : h("span", { class: "muted" }, `Round ${p.twin} was not played`));
+}
+
+function renderControls(rnd) {
+  const n = rnd.cards.length;
+  ui.slider.max = String(n);
+  ui.slider.value = String(at.card);
+  ui.slider.setAttribute("aria-valuetext", `card ${at.card} of ${n}`);
+  ui.position.textContent = `Round ${rnd.round} · card ${at.card} of ${n}`;
+  ui.first.disabled = at.card === 0;
+  ui.last.disabled = at.card === n;
+  ui.prev.disabled = at.round === 0 && at.card === 0;
+  ui.next.disabled = at.round === rounds.length - 1 && at.card === n;
+  ui.marks.replaceChildren(...rnd.faults.map((f) => h("span", {
+    class: "slider-mark", style: `left:${n ? (100 * f.card) / n : 0}%`, title: `bot fault at card ${f.card}`,
+  })));
+  ui.select.value = String(at.round);
+}
+
+function render() {
+  const rnd = roundOf();
+  const hands = handsAt(rnd, at.card);
+  const toPlay = at.card < rnd.cards.length ? rnd.cards[at.card].seat : -1;
+  for (const seat of [0, 1, 2, 3]) renderSeat(rnd, seat, hands, toPlay);
+  renderCenter(rnd);
+  renderSide(rnd);
+  renderPair(rnd);
+  renderControls(rnd);
+  app.dataset.round = String(rnd.round);
+  app.dataset.card = String(at.card);
+}
+
+function roundOption(rnd, index) {
+  const trump = rnd.trump >= 0 ? `${TRUMPS[rnd.trump].symbol} ${TRUMPS[rnd.trump].name}` : "no trump";
+  const pair = rnd.pair ? ` · pair ${rnd.pair.number}${rnd.pair.original ? "" : " (twin)"}` : "";
+  return h("option", { value: String(index) }, `Round ${rnd.round} · ${trump} · ${rnd.points[0]} : ${rnd.points[1]}${pair}`);
+}
+
+// -- input ------------------------------------------------------------------------------------
+
+ui.select.replaceChildren(...rounds.map(roundOption));
+ui.select.addEventListener("change", () => go(Number(ui.select.value), 0));
+ui.slider.addEventListener("input", () => go(at.round, Number(ui.slider.value)));
+ui.first.addEventListener("click", () => go(at.round, 0));
+ui.last.addEventListener("click", () => go(at.round, length(at.round)));
+ui.prev.addEventListener("click", () => step(-1));
+ui.next.addEventListener("click", () => step(1));
+
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && (target.matches("input:not([type=range]), textarea, select") || target.isContentEditable)) return;
+  const onSlider = target === ui.slider;
+  const keys = {
+    ArrowRight: () => step(1),
+    ArrowLeft: () => step(-1),
+    Home: () => go(at.round, 0),
+    End: () => go(at.round, length(at.round)),
+    PageDown: () => go(at.round + 1, 0),
+    PageUp: () => go(at.round - 1, 0),
+    t: switchToTwin,
+    T: switchToTwin,
+  };
+  const action = keys[event.key];
+  if (!action) return;
+  // On the slider, arrows move within the round (the browser's own handling); elsewhere they cross rounds.
+  if (onSlider && !["t", "T", "PageUp", "PageDown"].includes(event.key)) return;
+  event.preventDefault();
+  action();
+});
+
+window.addEventListener("popstate", () => {
+  at = readUrl();
+  render();
+});
+
+at = readUrl();
+writeUrl();
+render();
+app.dataset.ready = "true";

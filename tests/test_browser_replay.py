@@ -1,0 +1,162 @@
+"""Replay in the browser: from "My games" into a fair game's replay, stepping, the slider, twins, shared URLs."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+from playwright.sync_api import Page, expect
+
+from tests.browser_helpers import PHONE, add_bots, become_guest, screenshot, start_game, take_turn, wait_for_turn
+
+pytest_plugins = ["tests.browser_helpers"]
+
+REPLAY = "[data-testid=replay]"
+
+
+def open_fair_table(page: Page, name: str, rounds: int) -> None:
+    form = page.get_by_test_id("create-table")
+    form.get_by_label("Name").fill(name)
+    form.get_by_label("Fair", exact=True).check()
+    form.get_by_label("Rounds (even)").fill(str(rounds))
+    form.get_by_label("Your seat").select_option("2")
+    form.get_by_role("button", name="Open table").click()
+    page.wait_for_url("**/tables/*/")
+
+
+def play_to_the_end(page: Page) -> None:
+    for _ in range(200):
+        _, state = wait_for_turn([page])
+        if state == "over":
+            return
+        take_turn(page, state)
+    raise AssertionError("a two-round game should be over by now")
+
+
+def position(page: Page) -> tuple[int, int]:
+    replay = page.locator(REPLAY)
+    return int(replay.get_attribute("data-round")), int(replay.get_attribute("data-card"))
+
+
+def expect_position(page: Page, round_number: int, card: int) -> None:
+    replay = page.locator(REPLAY)
+    expect(replay).to_have_attribute("data-round", str(round_number))
+    expect(replay).to_have_attribute("data-card", str(card))
+    query = parse_qs(urlparse(page.url).query)
+    assert query == {"round": [str(round_number)], "card": [str(card)]}, page.url
+
+
+def hand(page: Page, seat: int) -> list[str]:
+    return page.locator(f"[data-testid=hand-{seat}] .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+
+
+def replay_json(page: Page) -> dict:
+    return page.evaluate("() => JSON.parse(document.getElementById('replay-data').textContent)")
+
+
+def cards_in_hands(page: Page) -> int:
+    return sum(len(hand(page, seat)) for seat in range(4))
+
+
+def test_replay_a_fair_game_from_my_games(open_page):
+    page = open_page()
+    become_guest(page, "Ruedi")
+    open_fair_table(page, "Replay me", rounds=2)
+    add_bots(page, [0, 1, 3], bot="rules")
+    start_game(page)
+    play_to_the_end(page)
+    expect(page.get_by_test_id("replay-link")).to_be_visible()  # the result offers the replay at once
+    page.get_by_test_id("close-result").click()
+
+    page.get_by_test_id("nav-my-games").click()
+    row = page.get_by_test_id("game-row").first
+    expect(row).to_contain_text("Replay me")
+    expect(row).to_contain_text(re.compile("Won|Lost|Draw"))
+    row.get_by_test_id("replay-link").click()
+    page.wait_for_url(re.compile(r"/games/\d+/replay\?round=1&card=0$"))
+    expect(page.locator(REPLAY)).to_have_attribute("data-ready", "true")
+    expect_position(page, 1, 0)
+    data = replay_json(page)
+    first = data["rounds"][0]
+    assert [sorted(hand(page, seat)) for seat in range(4)] == [sorted(h) for h in first["hands"]]
+    expect(page.get_by_test_id("decision")).to_contain_text("chose")
+
+    # Step by buttons: the first card leaves its player's hand and lies in the trick.
+    page.get_by_test_id("next").click()
+    expect_position(page, 1, 1)
+    leader, lead_card = first["cards"][0]["seat"], first["cards"][0]["card"]
+    assert lead_card not in hand(page, leader) and len(hand(page, leader)) == 8
+    expect(page.locator(f"[data-testid=trick] [data-card={lead_card}]")).to_be_visible()
+
+    # …and by keys, across a trick's end: its winner is named.
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect_position(page, 1, 4)
+    winner = first["tricks"][0]["winner"]
+    expect(page.get_by_test_id("trick-caption")).to_contain_text(f"wins {first['tricks'][0]['points']}")
+    expect(page.locator(f".rp-seat[data-pos] [data-testid=hand-{winner}]")).to_be_visible()
+    assert cards_in_hands(page) == 32
+    page.keyboard.press("ArrowLeft")
+    expect_position(page, 1, 3)
+    page.get_by_test_id("prev").click()
+    expect_position(page, 1, 2)
+    page.keyboard.press("End")
+    expect_position(page, 1, 36)
+    assert cards_in_hands(page) == 0
+    expect(page.get_by_test_id("round-points")).to_contain_text(f"{first['points'][0]} : {first['points'][1]}")
+    page.keyboard.press("Home")
+    expect_position(page, 1, 0)
+    assert cards_in_hands(page) == 36
+
+    # Drag the slider to about the middle of the round.
+    box = page.get_by_test_id("slider").bounding_box()
+    page.mouse.move(box["x"] + 4, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    _, card = position(page)
+    assert 14 <= card <= 22, card
+    expect_position(page, 1, card)
+    assert cards_in_hands(page) == 36 - card
+
+    # The twin round at the same card: each hand is the original's with the suits permuted, at the other team.
+    pair = first["pair"]
+    expect(page.get_by_test_id("rpa")).to_contain_text(f"RPA {pair['rpa']:+d}" if pair["rpa"] else "RPA 0")
+    page.keyboard.press("Home")
+    page.get_by_test_id("twin").click()
+    expect_position(page, pair["twin"], 0)
+    for seat in range(4):
+        twin_seat = pair["seat_map"][seat]
+        expected = sorted(pair["suits"][c[0]] + c[1:] for c in first["hands"][seat])
+        assert sorted(hand(page, twin_seat)) == expected
+        assert twin_seat % 2 != seat % 2
+    twin_rpa = data["rounds"][pair["twin"] - 1]["pair"]["rpa"]
+    assert twin_rpa == -pair["rpa"]
+    expect(page.get_by_test_id("rpa")).to_contain_text(f"RPA {twin_rpa:+d}" if twin_rpa else "RPA 0")
+    page.get_by_test_id("slider").fill("17")
+    expect_position(page, pair["twin"], 17)
+    page.get_by_test_id("twin").click()
+    expect_position(page, 1, 17)
+    page.get_by_test_id("twin").click()
+    expect_position(page, pair["twin"], 17)
+    screenshot(page, "replay-twin")
+
+    # A shared URL lands on the same position, for somebody else too (the table is public).
+    shared = page.url
+    other = open_page()
+    other.goto(shared)
+    expect(other.locator(REPLAY)).to_have_attribute("data-ready", "true")
+    expect_position(other, pair["twin"], 17)
+    assert sorted(hand(other, 0)) == sorted(hand(page, 0))
+    expect(other.get_by_test_id("position")).to_have_text(page.get_by_test_id("position").inner_text())
+    other.reload()
+    expect_position(other, pair["twin"], 17)
+
+    # The same replay works on a phone-sized screen without sideways scrolling.
+    phone = open_page(viewport=PHONE)
+    phone.goto(shared)
+    expect_position(phone, pair["twin"], 17)
+    overflow = phone.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the replay is {overflow}px wider than a phone"
+    screenshot(phone, "replay-phone")
