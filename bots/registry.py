@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from bots.base import Bot
+from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.random import RandomBot
 from bots.rules import RuleBot
 
-BUILTIN_BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, RuleBot)}
+BUILTIN_BOTS: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, RuleBot, MCTSBot, MCTSStrongBot)}
 
 
 def get_bot(name: str) -> Bot:

@@ -1,6 +1,7 @@
 """Drives every non-human seat: notices that a bot is to move, gets its move off the event loop, submits it.
 
-Built-in bots think in a thread pool; remote HSLU bots are asked over HTTP
+Built-in bots think in a process pool (``bots.think``) in a server, in a thread
+for headless games; remote HSLU bots are asked over HTTP
 (``bots.remote``), any number of tables at once. Moves go through the service
 like everyone's, with the bot's time and, for a remote bot, its fault (the move
 is then a random legal stand-in) and the path dialect that answered. After
@@ -19,7 +20,7 @@ import contextvars
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -29,8 +30,8 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from bots import remote
-from bots.registry import get_bot
+from bots import remote, think
+from bots.registry import BUILTIN_BOTS, get_bot
 from games import service
 from games.engine import Action, Observation
 from games.hslu import jass_type
@@ -133,17 +134,31 @@ def game_info_targets(game_id: int, round_index: int) -> list[GameInfo]:
 
 
 class BotPlayer:
-    """Gets bots' moves and submits them: built-in ones in a thread pool, remote ones over HTTP."""
+    """Gets bots' moves: built-in ones in worker processes (or a thread, headless), remote ones over HTTP."""
 
-    def __init__(self, executor: ThreadPoolExecutor | None, client: httpx.AsyncClient) -> None:
-        self.executor = executor
+    def __init__(self, client: httpx.AsyncClient, *, processes: bool = False) -> None:
         self.client = client
+        self.processes = processes
+
+    async def _think(self, turn: BotTurn) -> Action:
+        loop = asyncio.get_running_loop()
+        if not self.processes:
+            return await loop.run_in_executor(None, decide, turn)
+        budget = getattr(BUILTIN_BOTS.get(turn.bot), "move_budget_s", None)
+        deadline = time.time() + budget if budget else None  # asked now: the answer is due within the budget
+        args = (turn.bot, turn.observation, (turn.seed, turn.seq, turn.seat), deadline)
+        try:
+            return await loop.run_in_executor(think.pool(), think.think, *args)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): start a fresh pool, once
+            log.warning("bot worker pool broke; starting a new one")
+            think.shutdown()
+            return await loop.run_in_executor(think.pool(), think.think, *args)
 
     async def move(self, turn: BotTurn) -> tuple[Action, service.BotReport]:
         """The bot's action and what it comes with (time, fault, dialect)."""
         started = time.monotonic()
         if turn.bot:
-            action = await asyncio.get_running_loop().run_in_executor(self.executor, decide, turn)
+            action = await self._think(turn)
             return action, service.BotReport(latency_ms=round((time.monotonic() - started) * 1000))
         answer = await remote.ask_bot(
             self.client, turn.remote_url, turn.dialect, turn.observation, turn.jass_typ, turn.timeout, turn.rng()
@@ -179,7 +194,7 @@ class BotPlayer:
 async def _play_all(game_id: int) -> int:
     moves = 0
     async with remote.new_client() as client:
-        player = BotPlayer(None, client)
+        player = BotPlayer(client)
         while (turn := await database_sync_to_async(pending_bot_turn)(game_id)) is not None:
             action, report = await player.move(turn)
             after = await database_sync_to_async(service.submit)(
@@ -199,8 +214,7 @@ def play_bot_turns(game_id: int) -> int:
 class BotRunner:
     """One per server process: a task per game that has a bot to move, plus the stall sweeper."""
 
-    def __init__(self, workers: int = 4) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bot")
+    def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._player: BotPlayer | None = None
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -216,7 +230,7 @@ class BotRunner:
                 return
             self._loop = loop
             self._tasks = {}
-            self._player = BotPlayer(self._executor, remote.new_client())
+            self._player = BotPlayer(remote.new_client(), processes=True)
             self._sweeper = loop.create_task(self._sweep(), name="bot-sweeper")
         service.add_listener(self._on_change)
 

@@ -1,0 +1,108 @@
+"""Built-in bots think in worker processes sized for the machine, never on the server's event loop.
+
+A search bot burns a whole core for up to a second per move; in a thread it
+would hold the GIL against the websockets. So the server hands each decision
+to a process pool (one worker per core by default, ``JASSWEB_BOT_WORKERS``)
+whose workers run at a lower priority than the server, so pages and sockets
+stay responsive while every core searches.
+
+A live move comes with a wall-clock deadline: the moment it was asked for
+plus the bot's budget. A worker that picks the move up late gives the search
+only what is left, so when twenty tables of strong bots share two cores each
+move still lands on time and thinking gets shallower instead of tables
+stalling. (Headless games and the arena use the bots' count budgets without a
+deadline, so that a seed reproduces a game.)
+
+This module imports no Django: the workers start from a clean forkserver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+import numpy as np
+
+from games.engine import Action, Observation
+
+NICENESS = 5  # workers yield the CPU to the server process
+
+_bots: dict[str, object] = {}
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def worker_count() -> int:
+    """Worker processes for bots: ``JASSWEB_BOT_WORKERS``, else one per core."""
+    configured = os.environ.get("JASSWEB_BOT_WORKERS", "")
+    return max(1, int(configured)) if configured.isdigit() else max(1, os.cpu_count() or 1)
+
+
+def _bot(name: str):
+    from bots.registry import get_bot
+
+    bot = _bots.get(name)
+    if bot is None:
+        bot = _bots[name] = get_bot(name)
+    return bot
+
+
+def _exit_with(server: int) -> None:
+    """End this worker when the server process is gone (even SIGKILLed): no orphans left behind."""
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(server, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:
+            pass
+
+
+def warm_up(server: int | None = None) -> None:
+    """Prepare every built-in bot in this process (compiled kernels, tables) before the first move."""
+    if server is not None:
+        threading.Thread(target=_exit_with, args=(server,), daemon=True, name="server-watch").start()
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    from bots.registry import BUILTIN_BOTS
+
+    for name, cls in BUILTIN_BOTS.items():
+        prepare = getattr(cls, "warm_up", None)
+        if callable(prepare):
+            prepare()
+        _bot(name)
+
+
+def think(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | None = None) -> Action:
+    """The move of built-in bot ``name`` on ``obs``; ``deadline`` (``time.time()``) caps a searching bot."""
+    bot = _bot(name)
+    rng = np.random.default_rng(list(seed))
+    if deadline is not None and hasattr(bot, "act_by"):
+        return bot.act_by(obs, rng, deadline)
+    return bot.act(obs, rng)
+
+
+def pool() -> Executor:
+    """The process pool of this server process, started on first use."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["bots.think"])
+            _pool = ProcessPoolExecutor(
+                max_workers=worker_count(), mp_context=context, initializer=warm_up, initargs=(os.getpid(),)
+            )
+        return _pool
+
+
+def shutdown() -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is not None:
+            _pool.shutdown(wait=False, cancel_futures=True)
+            _pool = None

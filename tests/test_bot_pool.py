@@ -1,0 +1,111 @@
+"""Search bots think in worker processes: a real server plays a whole game of four MCTS bots and
+keeps answering its websockets meanwhile; the workers leave with the server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from bots import think
+from games.engine import GameConfig, GameState
+from tests.server_helpers import ServerProcess, migrate
+from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
+
+GAME_LIMIT_S = 300  # a bound for the whole 2-round game, far above what it needs
+
+
+def worker_pids(server_pid: int) -> set[int]:
+    """Every process descended from the server (its forkserver and bot workers)."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True).stdout
+    children: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        pid, ppid = map(int, line.split())
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [server_pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+async def ping(client: LiveClient, number: int) -> float:
+    """Round trip of one ping, in seconds (state frames arriving meanwhile are kept)."""
+    started = time.perf_counter()
+    await client.send({"type": "ping", "id": number})
+    while True:
+        frame = await client.receive(10)
+        if frame["type"] == "pong" and frame.get("id") == number:
+            return time.perf_counter() - started
+
+
+@pytest.mark.asyncio
+async def test_four_mcts_bots_play_a_game_while_the_server_answers_pings(tmp_path):
+    env = {"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3"), "JASSWEB_BOT_DELAY_MS": "0"}
+    migrate(env)
+    server = ServerProcess(env)
+    workers: set[int] = set()
+    try:
+        cookies = guest_cookies(server.url, "Host")
+        table = create_live_table(server.url, cookies, mode="fair", round_count="2", seat="watch")
+        client = await LiveClient.open(server.url, table, cookies, "host")
+        for seat in range(4):
+            await client.send({"type": "add_bot", "seat": seat, "bot": "mcts-fast"})
+        await client.state(lambda v: all(s["kind"] == "bot" for s in v["seats"]))
+        await client.send({"type": "start"})
+        await client.state(lambda v: v["game"] is not None)
+
+        started = time.monotonic()
+        rtts: list[float] = []
+        thinking_pings = 0
+        number = 0
+        while not client.view["game"]["over"]:
+            assert time.monotonic() - started < GAME_LIMIT_S, "the bots should have finished long ago"
+            number += 1
+            seq_before = client.view["game"]["seq"]
+            rtts.append(await ping(client, number))
+            if client.view["game"]["seq"] == seq_before and not client.view["game"]["over"]:
+                thinking_pings += 1  # no move arrived around this ping: a bot was thinking
+            await asyncio.sleep(0.02)
+        game = client.view["game"]
+        assert game["status"] == "finished" and game["round"] == 2
+        assert sum(game["scores"]) >= 2 * 157
+        assert thinking_pings >= 20, "pings were sent while bots thought"
+        rtts.sort()
+        p95 = rtts[int(0.95 * (len(rtts) - 1))]
+        print(
+            f"{len(rtts)} pings ({thinking_pings} while a bot thought): median {statistics.median(rtts) * 1000:.1f} ms,"
+            f" p95 {p95 * 1000:.1f} ms, max {rtts[-1] * 1000:.1f} ms; game took {time.monotonic() - started:.1f} s"
+        )
+        assert p95 < 0.1, f"95% of pings should be answered within 100 ms: p95 {p95 * 1000:.0f} ms"
+        assert statistics.median(rtts) < 0.05, rtts
+        # The bots ran in worker processes beside the server, which are gone with it.
+        workers = worker_pids(server.process.pid)
+        assert len(workers) >= 2, "a forkserver and at least one bot worker"
+    finally:
+        await close_all_clients()
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in workers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    left = [pid for pid in workers if os.path.exists(f"/proc/{pid}")]
+    assert not left, f"bot workers outlived a killed server: {left}"
+
+
+def test_a_pooled_move_is_the_move_the_bot_makes_in_process():
+    state = GameState.new(GameConfig(seed=21))
+    obs = state.observation(state.player)
+    expected = think.think("rules", obs, (21, 0, state.player))
+    pooled = think.pool().submit(think.think, "rules", obs, (21, 0, state.player)).result(timeout=60)
+    assert pooled == expected
+    from bots.registry import get_bot
+
+    assert get_bot("rules").act(obs, np.random.default_rng([21, 0, state.player])) == expected
