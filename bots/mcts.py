@@ -33,6 +33,7 @@ from numba import njit
 
 from bots.base import Bot
 from bots.determinize import Sampler
+from bots.inference import pick_deals
 from bots.rollout import (
     PLAYER,
     ROW_SIZE,
@@ -182,7 +183,9 @@ class MCTSBot(Bot):
     playout_randomness: ClassVar[float] = 1.0  # 1: random playouts; below: rule-of-thumb playouts with this noise
     trump_prior_weight: ClassVar[float] = 1.0  # how much the rule bot's hand score counts beside the search
     time_cap: ClassVar[float] = 1.0  # seconds; a safety net only (budgets are counts)
-    move_budget_s: ClassVar[float] = 0.3  # a live move's wall-clock allowance (``act_by``); the budget fits well inside
+    inference_candidates: ClassVar[int] = 0  # deals sampled and weighed by how the others played (0: none)
+    inference_noise: ClassVar[float] = 0.25  # weight factor of a decision the model player would not have made
+    move_budget_s: ClassVar[float] = 0.2  # a live move's wall-clock allowance (act_by); the count budget fits
 
     def __init__(self) -> None:
         self.last_iterations = 0  # iterations of the last decision, for benchmarks
@@ -235,8 +238,12 @@ class MCTSBot(Bot):
         values = np.zeros(36, dtype=np.float64)
         stop = self._deadline(deadline)
         self.last_iterations = 0
-        for _ in range(self.determinizations):
-            hands = sampler.sample(rng)
+        deals = None
+        if self.inference_candidates and (obs.tricks or obs.trick or obs.declarer != obs.viewer):
+            candidates = [sampler.sample(rng) for _ in range(self.inference_candidates)]
+            deals = pick_deals(obs, candidates, self.determinizations, self.inference_noise, rng)
+        for index in range(self.determinizations):
+            hands = deals[index] if deals else sampler.sample(rng)
             row = encode_parts(hands, obs.trump, obs.player, obs.leader, obs.trick, obs.top, obs.tricks, obs.points)
             uct_search(row, self.iterations, self.exploration, self.playout_randomness, kernel_rng, visits, values)
             self.last_iterations += self.iterations
@@ -305,15 +312,16 @@ class MCTSBot(Bot):
 
 
 class MCTSStrongBot(MCTSBot):
-    """The same search with about ten times the budget."""
+    """A deeper search over deals weighed by how the others played (``bots.inference``)."""
 
     name = "mcts-strong"
     label = "MCTS (strong)"
     description = "Searches many deals of the unseen cards (Monte Carlo tree search), about 1 s a move."
 
-    determinizations = 100
+    determinizations = 64
     iterations = 8000
+    inference_candidates = 300  # its extra time also goes into reading the others' hands from their play
     trump_determinizations = 48
     trump_iterations = 2000
     time_cap = 5.0
-    move_budget_s = 2.5
+    move_budget_s = 1.2

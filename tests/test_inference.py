@@ -1,0 +1,55 @@
+"""Reading hands from play: deals in which the others played as the model player would weigh the most."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bots.determinize import Sampler
+from bots.inference import likelihood, pick_deals, round_history
+from bots.rules import RuleBot
+from games.engine import GameConfig, GameState
+
+RULES = RuleBot()
+
+
+def position(seed: int, moves: int) -> GameState:
+    """A game of four rule bots after ``moves`` moves."""
+    rng = np.random.default_rng(seed)
+    state = GameState.new(GameConfig(seed=seed))
+    for _ in range(moves):
+        state = state.apply(state.player, RULES.act(state.observation(state.player), rng))
+    return state
+
+
+def test_the_true_deal_of_rule_bots_fits_perfectly_and_random_deals_rarely_do():
+    fitted = 0
+    for seed in range(12):
+        state = position(seed, 20)
+        obs = state.observation(state.player)
+        history = round_history(obs)
+        assert len(history) == obs.played_mask.bit_count()
+        assert likelihood(obs, state.current.hands, 0.25, history) == 1.0
+        sampler = Sampler(obs)
+        rng = np.random.default_rng(seed)
+        weights = [likelihood(obs, sampler.sample(rng), 0.25, history) for _ in range(30)]
+        assert all(0 < w <= 1 for w in weights)
+        fitted += sum(w == 1.0 for w in weights)
+    assert fitted < 12 * 30 / 4, "most random deals contradict some decision the others made"
+
+
+def test_picked_deals_come_from_the_candidates_by_weight():
+    state = position(3, 22)
+    obs = state.observation(state.player)
+    rng = np.random.default_rng(0)
+    sampler = Sampler(obs)
+    candidates = [sampler.sample(rng) for _ in range(40)] + [state.current.hands]
+    picked = pick_deals(obs, candidates, 200, 0.01, rng)
+    assert len(picked) == 200 and all(deal in candidates for deal in picked)
+    history = round_history(obs)
+    best = max(likelihood(obs, deal, 0.01, history) for deal in candidates)
+    share = sum(likelihood(obs, deal, 0.01, history) == best for deal in picked) / len(picked)
+    assert share > 0.5, "the best-fitting deals dominate the draw"
+    # Own hand and every played card are never given to anyone else.
+    for deal in picked:
+        assert deal[obs.viewer] == obs.hand
+        assert all(not (hand & obs.played_mask) for hand in deal)
