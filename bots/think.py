@@ -71,11 +71,20 @@ def warm_up(server: int | None = None) -> None:
         os.nice(NICENESS)
     from bots.registry import BUILTIN_BOTS
 
-    for name, cls in BUILTIN_BOTS.items():
+    for name in BUILTIN_BOTS:
+        _bot(name)
+    # Compiling (or loading) the search kernels takes seconds on a fresh machine: do it beside the first
+    # moves, not before them, so that a table of simple bots never waits for it.
+    threading.Thread(target=_prepare_all, daemon=True, name="bot-warm-up").start()
+
+
+def _prepare_all() -> None:
+    from bots.registry import BUILTIN_BOTS
+
+    for cls in BUILTIN_BOTS.values():
         prepare = getattr(cls, "warm_up", None)
         if callable(prepare):
             prepare()
-        _bot(name)
 
 
 def think(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | None = None) -> Action:

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bots.mcts
 from bots.determinize import Sampler, excluded_cards, possible_cards, unseen_cards
 from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.random import RandomBot
@@ -124,7 +123,8 @@ def test_the_single_legal_card_is_played_at_once(monkeypatch):
     def no_search(*args):
         raise AssertionError("searched a forced move")
 
-    monkeypatch.setattr(bots.mcts, "uct_search", no_search)
+    monkeypatch.setattr(MCTSBot, "card_statistics", no_search)
+    monkeypatch.setattr(MCTSBot, "trump_values", no_search)
     state = _position(5, 20)
     while state.legal_mask().bit_count() != 1:
         state = state.play(min(state.legal_cards()))
