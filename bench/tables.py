@@ -14,17 +14,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import django
 
-from bots.registry import BUILTIN_BOTS
-from tests.server_helpers import ServerProcess, migrate
-from tests.ws_helpers import LiveClient, create_live_table, guest_cookies
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jassweb.settings")
+django.setup()  # the websocket helpers of the test suite import Django models
+
+from bots.registry import BUILTIN_BOTS  # noqa: E402
+from tests.server_helpers import ServerProcess, migrate  # noqa: E402
+from tests.ws_helpers import LiveClient, create_live_table, guest_cookies  # noqa: E402
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -12,7 +12,8 @@ its iterations on them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -58,17 +59,29 @@ def likelihood(obs: Observation, hands: Sequence[int], noise: float, history: li
 
 def pick_deals(
     obs: Observation,
-    candidates: list[tuple[int, int, int, int]],
+    sample: Callable[[], tuple[int, int, int, int]],
+    candidates: int,
     count: int,
     noise: float,
     rng: np.random.Generator,
-) -> list[tuple[int, int, int, int]]:
-    """Draw ``count`` deals from ``candidates`` in proportion to their likelihood (all alike if none fits)."""
+    until: float | None = None,
+) -> list[tuple[int, int, int, int]] | None:
+    """Draw ``count`` deals in proportion to their likelihood from up to ``candidates`` sampled ones.
+
+    With ``until`` (a ``time.time()``), weighing stops then: a move that is short of
+    time reads fewer deals, and none at all (``None``: sample plainly) when already late.
+    """
     history = round_history(obs)
-    weights = np.array([likelihood(obs, hands, noise, history) for hands in candidates], dtype=np.float64)
-    total = weights.sum()
-    if not total > 0:
-        weights = np.ones(len(candidates))
-        total = float(len(candidates))
-    chosen = rng.choice(len(candidates), size=count, replace=True, p=weights / total)
-    return [candidates[int(i)] for i in chosen]
+    deals: list[tuple[int, int, int, int]] = []
+    weights: list[float] = []
+    while len(deals) < candidates and (until is None or time.time() < until):
+        hands = sample()
+        deals.append(hands)
+        weights.append(likelihood(obs, hands, noise, history))
+    if not deals:
+        return None
+    p = np.array(weights, dtype=np.float64)
+    total = p.sum()
+    p = p / total if total > 0 else np.full(len(deals), 1.0 / len(deals))
+    chosen = rng.choice(len(deals), size=count, replace=True, p=p)
+    return [deals[int(i)] for i in chosen]

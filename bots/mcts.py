@@ -240,8 +240,17 @@ class MCTSBot(Bot):
         self.last_iterations = 0
         deals = None
         if self.inference_candidates and (obs.tricks or obs.trick or obs.declarer != obs.viewer):
-            candidates = [sampler.sample(rng) for _ in range(self.inference_candidates)]
-            deals = pick_deals(obs, candidates, self.determinizations, self.inference_noise, rng)
+            # Reading the others' play may use up to 40% of a live move's time; without a deadline, all of it.
+            until = None if deadline is None else time.time() + 0.4 * max(0.0, stop - time.time())
+            deals = pick_deals(
+                obs,
+                lambda: sampler.sample(rng),
+                self.inference_candidates,
+                self.determinizations,
+                self.inference_noise,
+                rng,
+                until,
+            )
         for index in range(self.determinizations):
             hands = deals[index] if deals else sampler.sample(rng)
             row = encode_parts(hands, obs.trump, obs.player, obs.leader, obs.trick, obs.top, obs.tricks, obs.points)

@@ -43,7 +43,8 @@ def test_picked_deals_come_from_the_candidates_by_weight():
     rng = np.random.default_rng(0)
     sampler = Sampler(obs)
     candidates = [sampler.sample(rng) for _ in range(40)] + [state.current.hands]
-    picked = pick_deals(obs, candidates, 200, 0.01, rng)
+    supply = iter(candidates)
+    picked = pick_deals(obs, lambda: next(supply), len(candidates), 200, 0.01, rng)
     assert len(picked) == 200 and all(deal in candidates for deal in picked)
     history = round_history(obs)
     best = max(likelihood(obs, deal, 0.01, history) for deal in candidates)
@@ -53,3 +54,13 @@ def test_picked_deals_come_from_the_candidates_by_weight():
     for deal in picked:
         assert deal[obs.viewer] == obs.hand
         assert all(not (hand & obs.played_mask) for hand in deal)
+
+
+def test_a_late_move_reads_no_deals_and_a_timely_one_reads_some():
+    state = position(4, 21)
+    obs = state.observation(state.player)
+    sampler = Sampler(obs)
+    rng = np.random.default_rng(2)
+    assert pick_deals(obs, lambda: sampler.sample(rng), 50, 8, 0.25, rng, until=0.0) is None
+    deals = pick_deals(obs, lambda: sampler.sample(rng), 50, 8, 0.25, rng, until=None)
+    assert deals is not None and len(deals) == 8
