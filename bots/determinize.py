@@ -14,46 +14,21 @@ from __future__ import annotations
 import numpy as np
 
 from bots.rules import DECLARER_CARDS
-from games.engine import FULL_DECK, JACK, SEATS, SUIT_MASKS, Observation, cards_of
-from games.engine.rules import WIN_RANK
+from bots.rules import excluded_cards as rules_excluded_cards
+from games.engine import FULL_DECK, SEATS, Observation, cards_of
 
 DECLARER_WEIGHT = 2.0  # after the trump is declared, the declarer is likelier to hold the cards it wants
 RANDOM_ATTEMPTS = 30  # greedy sampling rarely fails; after this many failures search exhaustively
 
 
 def excluded_cards(obs: Observation) -> list[int]:
-    """Return, per seat, the cards it has shown it cannot hold (judged from how it followed suit)."""
-    excluded = [0, 0, 0, 0]
-    trump = obs.trump
-    if trump < 0:
-        return excluded
-    trump_mask = SUIT_MASKS[trump] if trump < 4 else 0
-    tricks = [(t.first, t.cards) for t in obs.tricks]
-    if obs.trick:
-        tricks.append((obs.leader, obs.trick))
-    for first, cards in tricks:
-        led = cards[0] // 9
-        ranks = WIN_RANK[trump][led]
-        top = cards[0]
-        for index in range(1, len(cards)):
-            card = cards[index]
-            seat = (first - index) % 4
-            suit = card // 9
-            if suit != led:
-                if not trump_mask:
-                    excluded[seat] |= SUIT_MASKS[led]
-                elif led == trump:
-                    # Not following trump proves no trump, except perhaps the Jack (Puur).
-                    excluded[seat] |= SUIT_MASKS[led] & ~(1 << (trump * 9 + JACK))
-                elif suit != trump:
-                    excluded[seat] |= SUIT_MASKS[led]
-                elif top // 9 == trump and ranks[card] < ranks[top]:
-                    # Under-trumping is allowed only with nothing but trumps in hand.
-                    excluded[seat] |= FULL_DECK & ~trump_mask
-                # else: a trump played instead of following shows no void.
-            if ranks[card] > ranks[top]:
-                top = card
-    return excluded
+    """Return, per seat, the cards it has shown it cannot hold (judged from how it followed suit).
+
+    The rule bot reads the table the same way; there is one implementation, in ``bots.rules``.
+    """
+    if obs.trump < 0:
+        return [0, 0, 0, 0]
+    return rules_excluded_cards(obs)
 
 
 def unseen_cards(obs: Observation) -> int:

@@ -152,7 +152,7 @@ class _Knowledge:
         self.hand = obs.hand
         self.sizes = obs.hand_sizes
         self.remaining = FULL_DECK & ~obs.played_mask & ~obs.hand
-        excluded = _excluded_cards(obs)
+        excluded = excluded_cards(obs)
         possible = [self.remaining & ~excluded[seat] if seat != self.me and self.sizes[seat] else 0 for seat in SEATS]
         # A seat whose possible cards just fill its hand holds exactly those: nobody else can.
         for _ in range(2):
@@ -267,7 +267,7 @@ class _Knowledge:
         return chance * (CARD_POINTS[self.trump][card] + others)
 
 
-def _excluded_cards(obs: Observation) -> list[int]:
+def excluded_cards(obs: Observation) -> list[int]:
     """Return, per seat, the cards it cannot hold, judged from how it followed suit."""
     trump = obs.trump
     trump_mask = TRUMP_MASKS[trump]
