@@ -244,12 +244,8 @@ def greedy_lead(row: np.ndarray, rng: np.ndarray) -> int:
     best_low, best_low_cost = -1, 1 << 30
     remaining = hand
     while remaining:
-        low = remaining & -remaining
-        remaining ^= low
-        card = 0
-        while low > 1:
-            low >>= 1
-            card += 1
+        card = nth_card(remaining, 0)
+        remaining &= remaining - 1
         suit = card // 9
         ranks = WIN_RANK_TABLE[trump, suit]
         cost = points[card] * 64 + ranks[card]
@@ -313,12 +309,8 @@ def greedy_card(row: np.ndarray, rng: np.ndarray, randomness: float) -> int:
     best_low, best_low_cost = -1, 1 << 30
     remaining = mask
     while remaining:
-        low = remaining & -remaining
-        remaining ^= low
-        card = 0
-        while low > 1:
-            low >>= 1
-            card += 1
+        card = nth_card(remaining, 0)
+        remaining &= remaining - 1
         rank = ranks[card]
         # Cost of giving a card up: its points, then its strength (keep high cards for later).
         cost = points[card] * 64 + (rank if rank >= 0 else 0)
