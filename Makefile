@@ -22,10 +22,12 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
 
 run: $(VENV)/.runtime-installed
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python -m bots.think
 	$(BIN)/daphne -b $(HOST) -p $(PORT) jassweb.asgi:application
 
 test: $(VENV)/.dev-installed
 	scripts/test-prerequisites.sh
+	$(BIN)/python -m bots.think
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev-installed

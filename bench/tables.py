@@ -37,9 +37,10 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
-async def watch(client: LiveClient, intervals: list[float], until: float) -> None:
-    """Record the time between consecutive moves at one table."""
+async def watch(client: LiveClient, intervals: list[float], until: float, late: list[str], budget: float) -> None:
+    """Record the time between consecutive moves at one table, and describe the late ones."""
     last_seq, last_time = None, time.monotonic()
+    started = last_time
     while time.monotonic() < until:
         try:
             frame = await client.receive(max(0.1, until - time.monotonic()))
@@ -51,8 +52,18 @@ async def watch(client: LiveClient, intervals: list[float], until: float) -> Non
         if last_seq is not None and seq > last_seq:
             now = time.monotonic()
             intervals.append((now - last_time) / (seq - last_seq))
+            if budget and intervals[-1] > budget + 0.5:
+                game = frame["view"]["game"]
+                late.append(
+                    f"{client.label} after {now - started:.1f} s: {intervals[-1]:.2f} s to move {seq}"
+                    f" (trump {game.get('trump')})"
+                )
             last_time = now
         last_seq = seq if last_seq is None or seq > last_seq else last_seq
+
+
+def seconds_left(until: float) -> float:
+    return until - time.monotonic()
 
 
 async def pinger(client: LiveClient, rtts: list[float], until: float) -> None:
@@ -65,6 +76,8 @@ async def pinger(client: LiveClient, rtts: list[float], until: float) -> None:
             frame = await client.receive(10)
             if frame["type"] == "pong" and frame.get("id") == number:
                 rtts.append(time.perf_counter() - started)
+                if rtts[-1] > 0.1:
+                    print(f"  slow ping after {seconds_left(until):.1f} s to go: {rtts[-1] * 1000:.0f} ms", flush=True)
                 break
         await asyncio.sleep(0.05)
 
@@ -93,7 +106,10 @@ async def run(tables: int, bot: str, seconds: float) -> None:
             until = time.monotonic() + seconds
             intervals: list[float] = []
             rtts: list[float] = []
-            await asyncio.gather(*(watch(c, intervals, until) for c in clients), pinger(spectator, rtts, until))
+            late: list[str] = []
+            await asyncio.gather(
+                *(watch(c, intervals, until, late, budget or 0.0) for c in clients), pinger(spectator, rtts, until)
+            )
         finally:
             server.stop()
     print(f"{tables} tables x 4 {bot} bots, {seconds:.0f} s, bot budget {budget} s per move")
@@ -107,8 +123,9 @@ async def run(tables: int, bot: str, seconds: float) -> None:
         f"{max(rtts) * 1000:>10.1f}{len(rtts):>8}"
     )
     if budget:
-        late = sum(1 for i in intervals if i > budget + 0.5)
-        print(f"moves later than budget + 0.5 s: {late} of {len(intervals)}")
+        print(f"moves later than budget + 0.5 s: {len(late)} of {len(intervals)}")
+        for line in late:
+            print("  " + line)
 
 
 def main() -> None:

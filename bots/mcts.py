@@ -47,7 +47,7 @@ from bots.rollout import (
     score,
     seed_state,
 )
-from bots.rules import PUSH_THRESHOLD, trump_scores
+from bots.rules import PUSH_THRESHOLD, RuleBot, trump_scores
 from games.engine import PUSH, TRUMPS, Action, Observation, iter_cards, next_seat, partner_of
 from games.engine.rules import MATCH_BONUS, ROUND_POINTS
 
@@ -150,6 +150,7 @@ def uct_search(
 
 
 _compiled = False
+_STAND_IN = RuleBot()
 
 
 def _compile() -> None:
@@ -206,6 +207,10 @@ class MCTSBot(Bot):
         legal = obs.legal_actions()
         if len(legal) <= 1:
             return self.act(obs, rng)
+        if not _compiled:
+            # The kernels are still being compiled (seconds, the first time after an install): a live
+            # move does not wait for the compiler, it is the rule bot's move this once.
+            return _STAND_IN.act(obs, rng)
         if obs.trump < 0:
             return Action.trump(self._choose_trump(obs, rng, deadline))
         return Action.card(self._choose_card(obs, rng, deadline))

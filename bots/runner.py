@@ -133,6 +133,20 @@ def game_info_targets(game_id: int, round_index: int) -> list[GameInfo]:
     ]
 
 
+async def _start_pool() -> None:
+    try:
+        await asyncio.to_thread(think.start)
+    except Exception:  # the first move will try again and report
+        log.exception("bot worker pool did not start")
+
+
+async def _in_pool(*args) -> Action:
+    """``think.think(*args)`` in the process pool. Submitting can block (it may have to start a worker
+    process), so even that happens in a thread, never on the event loop."""
+    future = await asyncio.to_thread(lambda: think.pool().submit(think.think, *args))
+    return await asyncio.wrap_future(future)
+
+
 class BotPlayer:
     """Gets bots' moves: built-in ones in worker processes (or a thread, headless), remote ones over HTTP."""
 
@@ -148,11 +162,11 @@ class BotPlayer:
         deadline = time.time() + budget if budget else None  # asked now: the answer is due within the budget
         args = (turn.bot, turn.observation, (turn.seed, turn.seq, turn.seat), deadline)
         try:
-            return await loop.run_in_executor(think.pool(), think.think, *args)
+            return await _in_pool(*args)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start a fresh pool, once
             log.warning("bot worker pool broke; starting a new one")
             think.shutdown()
-            return await loop.run_in_executor(think.pool(), think.think, *args)
+            return await _in_pool(*args)
 
     async def move(self, turn: BotTurn) -> tuple[Action, service.BotReport]:
         """The bot's action and what it comes with (time, fault, dialect)."""
@@ -232,6 +246,10 @@ class BotRunner:
             self._tasks = {}
             self._player = BotPlayer(remote.new_client(), processes=True)
             self._sweeper = loop.create_task(self._sweep(), name="bot-sweeper")
+            # Workers start (and load the search kernels) with the server, before any bot is asked to move.
+            starting = loop.create_task(_start_pool(), name="bot-pool-start")
+            self._background.add(starting)
+            starting.add_done_callback(self._background.discard)
         service.add_listener(self._on_change)
 
     async def stop(self) -> None:

@@ -3,8 +3,9 @@
 A search bot burns a whole core for up to a second per move; in a thread it
 would hold the GIL against the websockets. So the server hands each decision
 to a process pool (one worker per core by default, ``JASSWEB_BOT_WORKERS``)
-whose workers run at a lower priority than the server, so pages and sockets
-stay responsive while every core searches.
+whose workers run at idle priority (``lower_priority``), so pages and sockets
+get a core the moment they need one while every core searches. The pool starts
+with the server (``start``), off its event loop.
 
 A live move comes with a wall-clock deadline: the moment it was asked for
 plus the bot's budget. A worker that picks the move up late gives the search
@@ -29,7 +30,7 @@ import numpy as np
 
 from games.engine import Action, Observation
 
-NICENESS = 5  # workers yield the CPU to the server process
+NICENESS = 5  # where idle scheduling is not available, workers yield the CPU to the server this much
 
 _bots: dict[str, object] = {}
 _pool: ProcessPoolExecutor | None = None
@@ -63,12 +64,25 @@ def _exit_with(server: int) -> None:
             pass
 
 
+def lower_priority() -> None:
+    """Let this process have a core only when the server does not want it (SCHED_IDLE; else nice +5).
+
+    A server answering websockets and writing moves needs little CPU but needs it at
+    once: at a mere nice level the busy workers still take a share of every core
+    from it, and a ping could wait a scheduler slice behind them.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+
+
 def warm_up(server: int | None = None) -> None:
     """Prepare every built-in bot in this process (compiled kernels, tables) before the first move."""
     if server is not None:
         threading.Thread(target=_exit_with, args=(server,), daemon=True, name="server-watch").start()
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
+    lower_priority()
     from bots.registry import BUILTIN_BOTS
 
     for name in BUILTIN_BOTS:
@@ -109,9 +123,26 @@ def pool() -> Executor:
         return _pool
 
 
+def _ready() -> bool:
+    return True
+
+
+def start() -> None:
+    """Start the pool and its workers now (a blocking call: run it off the event loop), not at the first move."""
+    executor = pool()
+    for future in [executor.submit(_ready) for _ in range(worker_count())]:
+        future.result()
+
+
 def shutdown() -> None:
     global _pool
     with _pool_lock:
         if _pool is not None:
             _pool.shutdown(wait=False, cancel_futures=True)
             _pool = None
+
+
+if __name__ == "__main__":
+    # `make run` / `make test`: compile the search kernels into numba's cache at set-up, so that no
+    # server's first moves wait for the compiler (seconds on a fresh checkout).
+    _prepare_all()

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bots import mcts
 from bots.determinize import Sampler, excluded_cards, possible_cards, unseen_cards
 from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.random import RandomBot
@@ -153,6 +154,19 @@ def test_a_late_deadline_still_gives_a_searched_legal_move():
     action = bot.act_by(obs, np.random.default_rng(1), deadline=time.time() - 1)
     assert action in obs.legal_actions()
     assert bot.last_iterations == (bot.trump_iterations * 6 if obs.trump < 0 else bot.iterations)
+
+
+def test_a_live_move_does_not_wait_for_the_compiler(monkeypatch):
+    def no_search(*args):
+        raise AssertionError("searched before the kernels were ready")
+
+    monkeypatch.setattr(mcts, "_compiled", False)
+    monkeypatch.setattr(MCTSBot, "card_statistics", no_search)
+    monkeypatch.setattr(MCTSBot, "trump_values", no_search)
+    state = _position(8, 6)
+    obs = state.observation(state.player)
+    action = MCTSStrongBot().act_by(obs, np.random.default_rng(1), deadline=time.time() + 1.2)
+    assert action == RuleBot().act(obs, np.random.default_rng(1))
 
 
 def test_both_levels_are_registered_and_instantiable():
