@@ -8,6 +8,17 @@ would have done in its place; every decision the model would have made
 differently multiplies the deal's weight by ``noise``. Deals in which the
 others played as sensible players play come out heavy, and the search spends
 its iterations on them.
+
+The rule bot reads rule-bot opponents well but searching ones (``mcts-*``) much
+less, since they rarely play its move. So a second, open-card factor
+(``open_misses``, a numba kernel) asks of each of the others' past cards
+whether it was about as good as their best card *on the sampled deal*: each
+legal card is valued by a few random playouts with every hand open, and a card
+more than ``OPEN_MARGIN`` points below the best multiplies the weight by
+``open_noise``. Offline, on positions from mcts-fast self-play, the share of
+hidden cards that the weighed deals place with their true holder went from
+40.9% (plain sampling) to 45.4% with the rule factor and 46.6% with both; on
+rule-bot games the open factor changes nothing (57%).
 """
 
 from __future__ import annotations
@@ -16,11 +27,28 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from numba import njit
 
+from bots.rollout import (
+    HANDS,
+    LEADER,
+    PLAYER,
+    ROW_SIZE,
+    TOP,
+    TRUMP,
+    finish_randomly,
+    legal_mask,
+    play_card,
+    score,
+    seed_state,
+)
 from bots.rules import RuleBot
 from games.engine import PUSH, Action, Observation, RoundState, next_seat
 
 _MODEL = RuleBot()
+OPEN_PLAYOUTS = 8  # random open-card playouts per legal card (8 kept the offline gain of 16, at half the cost)
+OPEN_MARGIN = 5.0  # points below the best card that still count as "about as good"
+BATCH = 25  # candidates weighed between looks at the clock
 
 
 def round_history(obs: Observation) -> list[tuple[int, int]]:
@@ -57,6 +85,64 @@ def likelihood(obs: Observation, hands: Sequence[int], noise: float, history: li
     return weight
 
 
+@njit(cache=True, nogil=True)
+def open_misses(
+    starts: np.ndarray,
+    trump: int,
+    forehand: int,
+    viewer: int,
+    seats: np.ndarray,
+    cards: np.ndarray,
+    playouts: int,
+    margin: float,
+    rng: np.ndarray,
+) -> np.ndarray:
+    """Per candidate (a row of ``starts``: the four hands when card play began), how many of the others'
+    past decisions (``seats``/``cards``, in order; more than one legal card) played a card valued more than
+    ``margin`` points below that seat's best legal card by ``playouts`` random open-card playouts each."""
+    n = starts.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    row = np.zeros(ROW_SIZE, dtype=np.int64)
+    scratch = np.zeros(ROW_SIZE, dtype=np.int64)
+    values = np.zeros(36)
+    for i in range(n):
+        row[:] = 0
+        for seat in range(4):
+            row[HANDS + seat] = starts[i, seat]
+        row[TRUMP] = trump
+        row[PLAYER] = forehand
+        row[LEADER] = forehand
+        row[TOP] = -1
+        for h in range(seats.shape[0]):
+            card = cards[h]
+            if seats[h] != viewer:
+                mask = legal_mask(row)
+                if mask & (mask - 1):
+                    team = row[PLAYER] % 2
+                    best = -1e9
+                    for option in range(36):
+                        if mask >> option & 1:
+                            total = 0.0
+                            for _ in range(playouts):
+                                scratch[:] = row
+                                play_card(scratch, option)
+                                finish_randomly(scratch, rng)
+                                total += score(scratch, team) - score(scratch, 1 - team)
+                            values[option] = total / playouts
+                            best = max(best, values[option])
+                    if values[card] < best - margin:
+                        out[i] += 1
+            play_card(row, card)
+    return out
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the open-card kernel."""
+    starts = np.array([[0x1FF, 0x1FF << 9, 0x1FF << 18, 0x1FF << 27]], dtype=np.int64)
+    one = np.zeros(1, dtype=np.int64)
+    open_misses(starts, 0, 0, 0, one, one, 1, OPEN_MARGIN, seed_state(0))
+
+
 def pick_deals(
     obs: Observation,
     sample: Callable[[], tuple[int, int, int, int]],
@@ -65,23 +151,51 @@ def pick_deals(
     noise: float,
     rng: np.random.Generator,
     until: float | None = None,
+    open_noise: float = 1.0,
 ) -> list[tuple[int, int, int, int]] | None:
     """Draw ``count`` deals in proportion to their likelihood from up to ``candidates`` sampled ones.
 
+    ``noise`` is the rule-bot factor, ``open_noise`` the open-card one (1: not used).
     With ``until`` (a ``time.time()``), weighing stops then: a move that is short of
     time reads fewer deals, and none at all (``None``: sample plainly) when already late.
     """
     history = round_history(obs)
+    seats = np.array([seat for seat, _ in history], dtype=np.int64)
+    cards = np.array([card for _, card in history], dtype=np.int64)
+    played = [0, 0, 0, 0]
+    for seat, card in history:
+        played[seat] |= 1 << card
+    kernel_rng = seed_state(int(rng.integers(1 << 62))) if open_noise < 1.0 else None
     deals: list[tuple[int, int, int, int]] = []
-    weights: list[float] = []
+    log_weights: list[float] = []
     while len(deals) < candidates and (until is None or time.time() < until):
-        hands = sample()
-        deals.append(hands)
-        weights.append(likelihood(obs, hands, noise, history))
+        batch = [sample() for _ in range(min(BATCH, candidates - len(deals)))]
+        weights = np.array([likelihood(obs, hands, noise, history) for hands in batch])
+        with np.errstate(divide="ignore"):
+            logs = np.log(weights)
+        if kernel_rng is not None:
+            starts = np.array([[hands[s] | played[s] for s in range(4)] for hands in batch], dtype=np.int64)
+            misses = open_misses(
+                starts,
+                obs.trump,
+                next_seat(obs.dealer),
+                obs.viewer,
+                seats,
+                cards,
+                OPEN_PLAYOUTS,
+                OPEN_MARGIN,
+                kernel_rng,
+            )
+            logs += misses * np.log(open_noise)
+        deals += batch
+        log_weights += logs.tolist()
     if not deals:
         return None
-    p = np.array(weights, dtype=np.float64)
-    total = p.sum()
-    p = p / total if total > 0 else np.full(len(deals), 1.0 / len(deals))
+    logs = np.array(log_weights)
+    if np.isfinite(logs.max()):
+        p = np.exp(logs - logs.max())
+        p /= p.sum()
+    else:
+        p = np.full(len(deals), 1.0 / len(deals))
     chosen = rng.choice(len(deals), size=count, replace=True, p=p)
     return [deals[int(i)] for i in chosen]

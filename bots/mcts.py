@@ -31,6 +31,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
+from bots import inference
 from bots.base import Bot
 from bots.determinize import Sampler
 from bots.inference import pick_deals
@@ -160,6 +161,7 @@ def _compile() -> None:
         visits, values = np.zeros(36), np.zeros(36)
         for randomness in (1.0, 0.5):
             uct_search(random_rounds(1, 0)[0], 2, 0.5, randomness, seed_state(0), visits, values)
+        inference.warm_up()
         _compiled = True
 
 
@@ -186,6 +188,7 @@ class MCTSBot(Bot):
     time_cap: ClassVar[float] = 1.0  # seconds; a safety net only (budgets are counts)
     inference_candidates: ClassVar[int] = 0  # deals sampled and weighed by how the others played (0: none)
     inference_noise: ClassVar[float] = 0.25  # weight factor of a decision the model player would not have made
+    open_noise: ClassVar[float] = 0.5  # weight factor of a card far below the best with open cards (1: unused)
     move_budget_s: ClassVar[float] = 0.2  # a live move's wall-clock allowance (act_by); the count budget fits
 
     def __init__(self) -> None:
@@ -255,6 +258,7 @@ class MCTSBot(Bot):
                 self.inference_noise,
                 rng,
                 until,
+                self.open_noise,
             )
         for index in range(self.determinizations):
             hands = deals[index] if deals else sampler.sample(rng)

@@ -154,12 +154,13 @@ class BotPlayer:
         self.client = client
         self.processes = processes
 
-    async def _think(self, turn: BotTurn) -> Action:
+    async def _think(self, turn: BotTurn, asked: float | None) -> Action:
         loop = asyncio.get_running_loop()
         if not self.processes:
             return await loop.run_in_executor(None, decide, turn)
         budget = getattr(BUILTIN_BOTS.get(turn.bot), "move_budget_s", None)
-        deadline = time.time() + budget if budget else None  # asked now: the answer is due within the budget
+        # The answer is due within the budget from when the move was asked for (reading the game counts).
+        deadline = (asked or time.time()) + budget if budget else None
         args = (turn.bot, turn.observation, (turn.seed, turn.seq, turn.seat), deadline)
         try:
             return await _in_pool(*args)
@@ -168,11 +169,12 @@ class BotPlayer:
             think.shutdown()
             return await _in_pool(*args)
 
-    async def move(self, turn: BotTurn) -> tuple[Action, service.BotReport]:
-        """The bot's action and what it comes with (time, fault, dialect)."""
+    async def move(self, turn: BotTurn, asked: float | None = None) -> tuple[Action, service.BotReport]:
+        """The bot's action and what it comes with (time, fault, dialect); ``asked``: ``time.time()`` the
+        server began to get this move (before reading the game), else now."""
         started = time.monotonic()
         if turn.bot:
-            action = await self._think(turn)
+            action = await self._think(turn, asked)
             return action, service.BotReport(latency_ms=round((time.monotonic() - started) * 1000))
         answer = await remote.ask_bot(
             self.client, turn.remote_url, turn.dialect, turn.observation, turn.jass_typ, turn.timeout, turn.rng()
@@ -307,11 +309,13 @@ class BotRunner:
     async def _drive(self, game_id: int) -> None:
         loop = asyncio.get_running_loop()
         try:
-            while (turn := await database_sync_to_async(pending_bot_turn)(game_id)) is not None:
-                if self._player is None:
+            while True:
+                asked = time.time()
+                turn = await database_sync_to_async(pending_bot_turn)(game_id)
+                if turn is None or self._player is None:
                     return
                 started = loop.time()
-                action, report = await self._player.move(turn)
+                action, report = await self._player.move(turn, asked)
                 await asyncio.sleep(max(0.0, turn.delay - (loop.time() - started)))
                 try:
                     await database_sync_to_async(service.submit)(
