@@ -59,6 +59,8 @@ async def watch(client: LiveClient, intervals: list[float], until: float, late: 
                     f" (trump {game.get('trump')})"
                 )
             last_time = now
+        if last_seq is None:  # the game has started: its first move is timed from here
+            last_time = time.monotonic()
         last_seq = seq if last_seq is None or seq > last_seq else last_seq
 
 

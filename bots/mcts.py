@@ -330,7 +330,8 @@ class MCTSBot(Bot):
 
 
 class MCTSStrongBot(MCTSBot):
-    """A deeper search over deals weighed by how the others played (``bots.inference``)."""
+    """A deeper search over deals weighed by how the others played (``bots.inference``: the rule bot's
+    choices and the open-card value of the cards they played)."""
 
     name = "mcts-strong"
     label = "MCTS (strong)"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from bots.determinize import Sampler
-from bots.inference import likelihood, pick_deals, round_history
+from bots.inference import OPEN_MARGIN, OPEN_PLAYOUTS, likelihood, open_misses, pick_deals, round_history
+from bots.rollout import seed_state
 from bots.rules import RuleBot
-from games.engine import GameConfig, GameState
+from games.engine import GameConfig, GameState, RoundState, next_seat
 
 RULES = RuleBot()
 
@@ -64,3 +65,55 @@ def test_a_late_move_reads_no_deals_and_a_timely_one_reads_some():
     assert pick_deals(obs, lambda: sampler.sample(rng), 50, 8, 0.25, rng, until=0.0) is None
     deals = pick_deals(obs, lambda: sampler.sample(rng), 50, 8, 0.25, rng, until=None)
     assert deals is not None and len(deals) == 8
+    deals = pick_deals(obs, lambda: sampler.sample(rng), 50, 8, 0.25, rng, until=None, open_noise=0.5)
+    assert deals is not None and len(deals) == 8
+
+
+def final_advantage(state: RoundState, card: int) -> int:
+    """Points of the mover's team minus the others' after ``card``, when every later card is forced."""
+    team = state.player % 2
+    after = state.play(card)
+    while not after.is_over:
+        (forced,) = after.legal_cards()
+        after = after.play(forced)
+    return after.score()[team] - after.score()[1 - team]
+
+
+def misses_on_true_deal(state: RoundState, card: int, viewer: int) -> int:
+    """The open-card kernel's miss count on the true deal after ``card`` is played, as ``viewer`` sees it."""
+    after = state.play(card)
+    history = round_history(after.observation(viewer))
+    starts = np.array([state.starting_hands()], dtype=np.int64)
+    seats = np.array([seat for seat, _ in history], dtype=np.int64)
+    cards = np.array([c for _, c in history], dtype=np.int64)
+    forehand = next_seat(state.dealer)
+    # The same kernel seed both times: earlier decisions draw the same playouts and count the same.
+    return int(
+        open_misses(starts, state.trump, forehand, viewer, seats, cards, OPEN_PLAYOUTS, OPEN_MARGIN, seed_state(7))[0]
+    )
+
+
+def test_the_open_card_factor_counts_a_card_far_below_the_best_on_the_deal():
+    """Last to play in the eighth trick, everything after is forced: the playouts value both cards exactly."""
+    checked = 0
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        game = GameState.new(GameConfig(seed=seed))
+        state = game.current
+        while not (len(state.tricks) == 7 and len(state.trick) == 3):
+            state = state.apply(RULES.act(state.observation(state.player), rng))
+        options = state.legal_cards()
+        if len(options) != 2:
+            continue
+        values = {card: final_advantage(state, card) for card in options}
+        worse, better = sorted(options, key=values.get)
+        if values[better] - values[worse] <= OPEN_MARGIN:
+            continue
+        viewer = next_seat(state.player)
+        assert misses_on_true_deal(state, worse, viewer) == misses_on_true_deal(state, better, viewer) + 1
+        # The viewer's own cards are never judged.
+        assert misses_on_true_deal(state, worse, state.player) == misses_on_true_deal(state, better, state.player)
+        checked += 1
+        if checked == 5:
+            break
+    assert checked == 5
