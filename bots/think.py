@@ -3,8 +3,8 @@
 A search bot burns a whole core for up to a second per move; in a thread it
 would hold the GIL against the websockets. So the server hands each decision
 to a process pool (one worker per core by default, ``JASSWEB_BOT_WORKERS``)
-whose workers run at idle priority (``lower_priority``), so pages and sockets
-get a core the moment they need one while every core searches. The pool starts
+whose workers run at a much lower priority (``lower_priority``), so pages and
+sockets get their share of a core while every core searches. The pool starts
 with the server (``start``), off its event loop.
 
 A live move comes with a wall-clock deadline: the moment it was asked for
@@ -30,7 +30,7 @@ import numpy as np
 
 from games.engine import Action, Observation
 
-NICENESS = 5  # where idle scheduling is not available, workers yield the CPU to the server this much
+NICENESS = 10  # workers' niceness: CPU weight 110 against the server's 1024
 
 _bots: dict[str, object] = {}
 _pool: ProcessPoolExecutor | None = None
@@ -65,15 +65,11 @@ def _exit_with(server: int) -> None:
 
 
 def lower_priority() -> None:
-    """Let this process have a core only when the server does not want it (SCHED_IDLE; else nice +5).
+    """Lower this process's priority by ``NICENESS``: a busy server takes nine tenths of a contested core.
 
-    A server answering websockets and writing moves needs little CPU but needs it at
-    once: at a mere nice level the busy workers still take a share of every core
-    from it, and a ping could wait a scheduler slice behind them.
+    Not ``SCHED_IDLE``: that starves the bots altogether whenever anything else on
+    the machine keeps the cores busy, and a table would stop instead of slowing.
     """
-    with contextlib.suppress(OSError, AttributeError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
 
