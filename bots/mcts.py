@@ -53,6 +53,7 @@ from games.engine import PUSH, TRUMPS, Action, Observation, iter_cards, next_sea
 from games.engine.rules import MATCH_BONUS, ROUND_POINTS
 
 VALUE_SCALE = ROUND_POINTS + MATCH_BONUS  # a point difference of +-257 maps to 1 and 0
+DELIVERY_RESERVE_S = 0.1  # a live search stops this long before its deadline, for storing and sending the move
 
 
 @njit(cache=True, nogil=True)
@@ -219,9 +220,10 @@ class MCTSBot(Bot):
         return Action.card(self._choose_card(obs, rng, deadline))
 
     def _deadline(self, deadline: float | None) -> float:
-        """The ``time.time()`` at which to stop: the caller's deadline or the safety cap, whichever is first."""
+        """The ``time.time()`` at which to stop: shortly before the caller's deadline (the move still has
+        to be stored and sent), or the safety cap, whichever is first."""
         cap = time.time() + self.time_cap
-        return cap if deadline is None else min(cap, deadline)
+        return cap if deadline is None else min(cap, deadline - DELIVERY_RESERVE_S)
 
     def choose_card(self, obs: Observation, rng: np.random.Generator) -> int:
         return self._choose_card(obs, rng, None)
