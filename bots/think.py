@@ -5,7 +5,8 @@ would hold the GIL against the websockets. So the server hands each decision
 to a process pool (one worker per core by default, ``JASSWEB_BOT_WORKERS``)
 whose workers run at a much lower priority (``lower_priority``), so pages and
 sockets get their share of a core while every core searches. The pool starts
-with the server (``start``), off its event loop.
+with the server's bot runner (``start``, at the first websocket), off its
+event loop.
 
 A live move comes with a wall-clock deadline: the moment it was asked for
 plus the bot's budget. A worker that picks the move up late gives the search
