@@ -30,12 +30,9 @@ import numpy as np
 from numba import njit
 
 from bots.rollout import (
-    HANDS,
-    LEADER,
     PLAYER,
     ROW_SIZE,
-    TOP,
-    TRUMP,
+    encode_parts,
     finish_randomly,
     legal_mask,
     play_card,
@@ -58,12 +55,17 @@ def round_history(obs: Observation) -> list[tuple[int, int]]:
     return played
 
 
-def likelihood(obs: Observation, hands: Sequence[int], noise: float, history: list[tuple[int, int]]) -> float:
-    """How well the others' decisions so far fit ``hands`` (the current hands of a sampled deal)."""
+def starting_hands(hands: Sequence[int], history: list[tuple[int, int]]) -> list[int]:
+    """The hands as dealt: ``hands`` (current ones) with every card of ``history`` given back to its player."""
     starting = list(hands)
     for seat, card in history:
         starting[seat] |= 1 << card
-    state = RoundState.deal(starting, obs.dealer)
+    return starting
+
+
+def likelihood(obs: Observation, hands: Sequence[int], noise: float, history: list[tuple[int, int]]) -> float:
+    """How well the others' decisions so far fit ``hands`` (the current hands of a sampled deal)."""
+    state = RoundState.deal(starting_hands(hands, history), obs.dealer)
     viewer = obs.viewer
     weight = 1.0
     forehand = next_seat(obs.dealer)
@@ -88,8 +90,6 @@ def likelihood(obs: Observation, hands: Sequence[int], noise: float, history: li
 @njit(cache=True, nogil=True)
 def open_misses(
     starts: np.ndarray,
-    trump: int,
-    forehand: int,
     viewer: int,
     seats: np.ndarray,
     cards: np.ndarray,
@@ -97,7 +97,7 @@ def open_misses(
     margin: float,
     rng: np.ndarray,
 ) -> np.ndarray:
-    """Per candidate (a row of ``starts``: the four hands when card play began), how many of the others'
+    """Per candidate (``starts``: rollout rows of the round as card play began), how many of the others'
     past decisions (``seats``/``cards``, in order; more than one legal card) played a card valued more than
     ``margin`` points below that seat's best legal card by ``playouts`` random open-card playouts each."""
     n = starts.shape[0]
@@ -106,13 +106,7 @@ def open_misses(
     scratch = np.zeros(ROW_SIZE, dtype=np.int64)
     values = np.zeros(36)
     for i in range(n):
-        row[:] = 0
-        for seat in range(4):
-            row[HANDS + seat] = starts[i, seat]
-        row[TRUMP] = trump
-        row[PLAYER] = forehand
-        row[LEADER] = forehand
-        row[TOP] = -1
+        row[:] = starts[i]
         for h in range(seats.shape[0]):
             card = cards[h]
             if seats[h] != viewer:
@@ -138,9 +132,14 @@ def open_misses(
 
 def warm_up() -> None:
     """Compile (or load from numba's cache) the open-card kernel."""
-    starts = np.array([[0x1FF, 0x1FF << 9, 0x1FF << 18, 0x1FF << 27]], dtype=np.int64)
+    starts = np.array([card_play_start((0x1FF, 0x1FF << 9, 0x1FF << 18, 0x1FF << 27), 0, 0)])
     one = np.zeros(1, dtype=np.int64)
-    open_misses(starts, 0, 0, 0, one, one, 1, OPEN_MARGIN, seed_state(0))
+    open_misses(starts, 0, one, one, 1, OPEN_MARGIN, seed_state(0))
+
+
+def card_play_start(starting: Sequence[int], trump: int, forehand: int) -> np.ndarray:
+    """The rollout row of a round as card play begins: hands as dealt, ``trump`` declared, forehand to lead."""
+    return encode_parts(tuple(starting), trump, forehand, forehand, (), -1, (), (0, 0))
 
 
 def pick_deals(
@@ -162,9 +161,7 @@ def pick_deals(
     history = round_history(obs)
     seats = np.array([seat for seat, _ in history], dtype=np.int64)
     cards = np.array([card for _, card in history], dtype=np.int64)
-    played = [0, 0, 0, 0]
-    for seat, card in history:
-        played[seat] |= 1 << card
+    forehand = next_seat(obs.dealer)
     kernel_rng = seed_state(int(rng.integers(1 << 62))) if open_noise < 1.0 else None
     deals: list[tuple[int, int, int, int]] = []
     log_weights: list[float] = []
@@ -174,11 +171,9 @@ def pick_deals(
         with np.errstate(divide="ignore"):
             logs = np.log(weights)
         if kernel_rng is not None:
-            starts = np.array([[hands[s] | played[s] for s in range(4)] for hands in batch], dtype=np.int64)
+            starts = np.array([card_play_start(starting_hands(h, history), obs.trump, forehand) for h in batch])
             misses = open_misses(
                 starts,
-                obs.trump,
-                next_seat(obs.dealer),
                 obs.viewer,
                 seats,
                 cards,

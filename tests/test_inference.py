@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from bots.determinize import Sampler
-from bots.inference import OPEN_MARGIN, OPEN_PLAYOUTS, likelihood, open_misses, pick_deals, round_history
+from bots.inference import (
+    OPEN_MARGIN,
+    OPEN_PLAYOUTS,
+    card_play_start,
+    likelihood,
+    open_misses,
+    pick_deals,
+    round_history,
+)
 from bots.rollout import seed_state
 from bots.rules import RuleBot
 from games.engine import GameConfig, GameState, RoundState, next_seat
@@ -83,14 +91,11 @@ def misses_on_true_deal(state: RoundState, card: int, viewer: int) -> int:
     """The open-card kernel's miss count on the true deal after ``card`` is played, as ``viewer`` sees it."""
     after = state.play(card)
     history = round_history(after.observation(viewer))
-    starts = np.array([state.starting_hands()], dtype=np.int64)
+    starts = np.array([card_play_start(state.starting_hands(), state.trump, next_seat(state.dealer))])
     seats = np.array([seat for seat, _ in history], dtype=np.int64)
     cards = np.array([c for _, c in history], dtype=np.int64)
-    forehand = next_seat(state.dealer)
     # The same kernel seed both times: earlier decisions draw the same playouts and count the same.
-    return int(
-        open_misses(starts, state.trump, forehand, viewer, seats, cards, OPEN_PLAYOUTS, OPEN_MARGIN, seed_state(7))[0]
-    )
+    return int(open_misses(starts, viewer, seats, cards, OPEN_PLAYOUTS, OPEN_MARGIN, seed_state(7))[0])
 
 
 def test_the_open_card_factor_counts_a_card_far_below_the_best_on_the_deal():
