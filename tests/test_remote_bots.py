@@ -17,7 +17,7 @@ from bots import remote
 from bots.runner import play_bot_turns, runner
 from games import service
 from games.engine import CARD_CODES, GameConfig, GameState
-from games.engine.rules import WIN_RANK
+from games.engine.rules import illegal_card_reason
 from games.models import Action as ActionRow
 from games.models import Fault, Game, GameSeat
 from tests.bot_helpers import jasskit_service, jasskit_stats
@@ -61,12 +61,7 @@ def jasskit_undertrump(game: Game, fault: Fault) -> bool:
     moves = [(a.seat, a.to_engine()) for a in ActionRow.objects.filter(game=game, seq__lt=fault.seq).order_by("seq")]
     rnd = GameState.replay(game.config(), moves, game.plan()).current
     card = CARD_CODES.index(fault.hidden_detail.removeprefix("played "))
-    trump, trick = rnd.trump, rnd.trick
-    if trump > 3 or not trick or trick[0] // 9 == trump or card // 9 != trump:
-        return False
-    ranks = WIN_RANK[trump][trick[0] // 9]
-    trumps = [c for c in trick if c // 9 == trump]
-    return bool(trumps) and ranks[card] < max(ranks[c] for c in trumps)
+    return illegal_card_reason(rnd.hands[rnd.player], rnd.trick, rnd.trump, card).startswith("may not under-trump")
 
 
 def test_a_fair_game_with_jasskit_bots_in_both_dialects_has_no_faults():
