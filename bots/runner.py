@@ -1,46 +1,53 @@
-"""Drives every non-human seat: notices that a bot is to move, gets its move off the event loop, submits it.
+"""The one driver of every non-human seat: live tables, ``playgame`` and the arena share one turn loop.
 
-Built-in bots think in a process pool (``bots.think``) in a server, in a thread
-for headless games; remote HSLU bots are asked over HTTP
-(``bots.remote``), any number of tables at once. Moves go through the service
-like everyone's, with the bot's time and, for a remote bot, its fault (the move
-is then a random legal stand-in) and the path dialect that answered. After
-each round every remote bot gets ``game_info`` with its view of the round.
+``drive`` is that loop: it asks the game whose bot is to move (``next_turn``),
+gets the move from a ``BotPlayer`` (built-in bots think in worker processes,
+remote HSLU bots are asked over HTTP) and commits it (``commit``), until the
+game is over, or — live — waits to be woken when a person is to move.
 
-In a server process ``runner`` lives on the event loop: the service wakes it
-after every committed change, and a sweeper wakes it for running games nobody
-has touched for a while (a restart, a lost task), so a table never stalls.
-Headless games (``play_bot_turns``) use the same ``BotPlayer``.
+Live, each game has exactly one driver among all server processes: the
+``Worker`` its ``driver`` column names, which renews its lease with every
+heartbeat (``games.workers``). The driver hears of every change to its games —
+directly from the service in its own process, over the channel layer from the
+others — and keeps each game's state in memory, so it knows at once whose turn
+it is without reading the database. Besides the bots it runs two timers per
+game: the **turn clock** (a person out of time gets a stand-in bot, which plays
+for them until they press *I'm back*) and the **orphan timer** (a game whose
+people have all gone and where nothing moved for ``JASSWEB_ORPHAN_MINUTES`` is
+abandoned, with its reason). No process ever sweeps the running games: a game
+is woken by its own events, and a dead driver's games are taken over by the
+first live one to notice (``games.workers.reap``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import httpx
 import numpy as np
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from django.utils import timezone
+from channels.layers import get_channel_layer
+from django.conf import settings
 
 from bots import remote, think
 from bots.registry import BUILTIN_BOTS, get_bot
-from games import service
-from games.engine import Action, Observation
+from games import service, states, workers
+from games.engine import Action, GameState, Observation
+from games.events import publisher
 from games.hslu import jass_type
 from games.models import Game, GameSeat
 
 log = logging.getLogger(__name__)
-
-SWEEP_SECONDS = 5.0
-STALL_SECONDS = 3.0
 
 
 @dataclass(frozen=True)
@@ -59,41 +66,11 @@ class BotTurn:
     dialect: str = ""
     timeout: float = remote.DEFAULT_TIMEOUT
     jass_typ: str = "SCHIEBER"
+    standin: bool = False  # a built-in bot playing for a person (their clock ran out, or they left)
 
     def rng(self) -> np.random.Generator:
         """The bot's randomness, seeded by the game and the move, so a replay decides the same."""
         return np.random.default_rng([self.seed, self.seq, self.seat])
-
-
-def _game_jass_type(game: Game) -> str:
-    return jass_type(game.mode, game.target)
-
-
-def pending_bot_turn(game_id: int) -> BotTurn | None:
-    """Return the bot move a game is waiting for, if the seat to move is a bot."""
-    game = Game.objects.select_related("table").filter(pk=game_id, status=Game.RUNNING).first()
-    if game is None:
-        return None
-    state = service.load_state(game)
-    if state.over:
-        return None
-    seat = GameSeat.objects.filter(game=game, position=state.player).first()
-    if seat is None or seat.kind not in ("bot", "remote"):
-        return None
-    return BotTurn(
-        game_id=game.pk,
-        seq=game.action_count,
-        seat=state.player,
-        round_index=state.round_index,
-        observation=state.observation(state.player),
-        seed=game.seed,
-        delay=game.table.bot_delay_ms / 1000,
-        bot=seat.bot,
-        remote_url=seat.remote_url,
-        dialect=seat.remote_dialect,
-        timeout=float(game.table.bot_timeout_s),
-        jass_typ=_game_jass_type(game),
-    )
 
 
 def decide(turn: BotTurn) -> Action:
@@ -101,36 +78,7 @@ def decide(turn: BotTurn) -> Action:
     return get_bot(turn.bot).act(turn.observation, turn.rng())
 
 
-@dataclass(frozen=True)
-class GameInfo:
-    """A remote bot to tell how a round ended."""
-
-    seat: int
-    url: str
-    dialect: str
-    observation: Observation
-    jass_typ: str
-    timeout: float
-
-
-def game_info_targets(game_id: int, round_index: int) -> list[GameInfo]:
-    """Every remote seat of a game, with its own view of round ``round_index`` (for ``game_info``)."""
-    game = Game.objects.select_related("table").get(pk=game_id)
-    seats = [s for s in GameSeat.objects.filter(game=game) if s.kind == "remote"]
-    if not seats:
-        return []
-    played = service.load_state(game).rounds[round_index]
-    return [
-        GameInfo(
-            s.position,
-            s.remote_url,
-            s.remote_dialect,
-            played.observation(s.position),
-            _game_jass_type(game),
-            float(game.table.bot_timeout_s),
-        )
-        for s in seats
-    ]
+# -- getting a bot's move ---------------------------------------------------------------------------
 
 
 async def _start_pool() -> None:
@@ -148,19 +96,23 @@ async def _in_pool(*args) -> Action:
 
 
 class BotPlayer:
-    """Gets bots' moves: built-in ones in worker processes (or a thread, headless), remote ones over HTTP."""
+    """Gets bots' moves: built-in ones in a thread (headless), a local process pool, or on remote
+    thinkers over the channel layer (``bots.thinkers``); remote HSLU bots over HTTP."""
 
-    def __init__(self, client: httpx.AsyncClient, *, processes: bool = False) -> None:
+    def __init__(self, client: httpx.AsyncClient, *, processes: bool = False, thinkers=None) -> None:
         self.client = client
         self.processes = processes
+        self.thinkers = thinkers  # a bots.thinkers.RemoteThinkers, or None
 
     async def _think(self, turn: BotTurn, asked: float | None) -> Action:
         loop = asyncio.get_running_loop()
-        if not self.processes:
+        if not self.processes and self.thinkers is None:
             return await loop.run_in_executor(None, decide, turn)
         budget = getattr(BUILTIN_BOTS.get(turn.bot), "move_budget_s", None)
         # The answer is due within the budget from when the move was asked for (reading the game counts).
         deadline = (asked or time.time()) + budget if budget else None
+        if self.thinkers is not None:
+            return await self.thinkers.think(turn, deadline)
         args = (turn.bot, turn.observation, (turn.seed, turn.seq, turn.seat), deadline)
         try:
             return await _in_pool(*args)
@@ -171,11 +123,12 @@ class BotPlayer:
 
     async def move(self, turn: BotTurn, asked: float | None = None) -> tuple[Action, service.BotReport]:
         """The bot's action and what it comes with (time, fault, dialect); ``asked``: ``time.time()`` the
-        server began to get this move (before reading the game), else now."""
+        server began to get this move, else now."""
         started = time.monotonic()
         if turn.bot:
             action = await self._think(turn, asked)
-            return action, service.BotReport(latency_ms=round((time.monotonic() - started) * 1000))
+            latency = round((time.monotonic() - started) * 1000)
+            return action, service.BotReport(latency_ms=latency, standin=turn.standin)
         answer = await remote.ask_bot(
             self.client, turn.remote_url, turn.dialect, turn.observation, turn.jass_typ, turn.timeout, turn.rng()
         )
@@ -189,167 +142,585 @@ class BotPlayer:
         )
         return answer.action, report
 
-    async def send_game_infos(self, game_id: int, round_index: int) -> None:
-        """Tell every remote bot of a game how round ``round_index`` ended; store failures as faults."""
-        targets = await database_sync_to_async(game_info_targets)(game_id, round_index)
 
-        async def inform(target: GameInfo) -> None:
-            started = time.monotonic()
-            fault = await remote.send_game_info(
-                self.client, target.url, target.dialect, target.observation, target.jass_typ, target.timeout
-            )
-            if fault is not None:
-                latency = round((time.monotonic() - started) * 1000)
-                await database_sync_to_async(service.record_fault)(
-                    game_id, target.seat, round_index, fault.kind, fault.detail, latency
-                )
-
-        await asyncio.gather(*(inform(t) for t in targets))
+# -- the one turn loop ------------------------------------------------------------------------------
 
 
-async def _play_all(game_id: int) -> int:
+class DrivenGame(Protocol):
+    """A game as the turn loop sees it: whose bot moves next, and how a move is committed."""
+
+    @property
+    def finished(self) -> bool: ...
+
+    def next_turn(self) -> BotTurn | None:
+        """The bot turn the game waits for now, or None (a person's turn, or the end)."""
+
+    async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
+        """Apply the bot's move (refusals of stale moves are the game's business)."""
+
+
+async def drive(game: DrivenGame, player: BotPlayer, wake: asyncio.Event | None = None) -> int:
+    """Play a game's bot turns; return how many moves were made.
+
+    Without ``wake`` (headless games, the arena) it returns when no bot is to move;
+    with it (a live game) it waits to be woken by the next change instead, until
+    the game is over.
+    """
+    loop = asyncio.get_running_loop()
     moves = 0
-    async with remote.new_client() as client:
-        player = BotPlayer(client)
-        while (turn := await database_sync_to_async(pending_bot_turn)(game_id)) is not None:
-            action, report = await player.move(turn)
-            after = await database_sync_to_async(service.submit)(
-                game_id, turn.seat, action, actor=service.BOT_RUNNER, expected_seq=turn.seq, report=report
-            )
-            moves += 1
-            if after.over or after.round_index > turn.round_index:
-                await player.send_game_infos(game_id, turn.round_index)
+    while not game.finished:
+        turn = game.next_turn()
+        if turn is None:
+            if wake is None:
+                break
+            await wake.wait()
+            wake.clear()
+            continue
+        asked = time.time()
+        started = loop.time()
+        action, report = await player.move(turn, asked)
+        await asyncio.sleep(max(0.0, turn.delay - (loop.time() - started)))
+        await game.commit(turn, action, report)
+        moves += 1
     return moves
 
 
-def play_bot_turns(game_id: int) -> int:
-    """Play every pending bot move of a game to its end or a human's turn (headless); return how many."""
-    return async_to_sync(_play_all)(game_id)
+# -- live games -------------------------------------------------------------------------------------
 
 
-class BotRunner:
-    """One per server process: a task per game that has a bot to move, plus the stall sweeper."""
+@dataclass
+class SeatInfo:
+    player_id: int | None
+    bot: str
+    remote_url: str
+    dialect: str
+    standin: str
+
+    @property
+    def person(self) -> bool:
+        return self.player_id is not None
+
+
+@dataclass
+class GameInfo:
+    """What a driver knows of a game besides its state (read when it takes the game, and on non-move events)."""
+
+    table_id: int
+    seed: int
+    status: str
+    seq: int
+    seats: list[SeatInfo]
+    clock_s: int
+    standin_bot: str
+    delay: float
+    timeout: float
+    jass_typ: str
+    turn_started_at: float  # epoch seconds
+    online: set[int] = field(default_factory=set)
+
+
+def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
+    """A game's facts and state from the database (the driver calls it rarely: not for moves)."""
+    game = Game.objects.select_related("table").filter(pk=game_id).first()
+    if game is None:
+        return None
+    seats = [
+        SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin)
+        for s in GameSeat.objects.filter(game=game).order_by("position")
+    ]
+    from games.snapshot import online_players
+
+    info = GameInfo(
+        table_id=game.table_id,
+        seed=game.seed,
+        status=game.status,
+        seq=game.action_count,
+        seats=seats,
+        clock_s=game.turn_clock_s,
+        standin_bot=game.standin_bot,
+        delay=game.table.bot_delay_ms / 1000,
+        timeout=float(game.table.bot_timeout_s),
+        jass_typ=jass_type(game.mode, game.target),
+        turn_started_at=(game.turn_started_at or game.created_at).timestamp(),
+        online=set(online_players(game.table_id)),
+    )
+    return info, states.load(game)
+
+
+def orphan_seconds() -> float:
+    return float(getattr(settings, "JASSWEB_ORPHAN_MINUTES", 30)) * 60
+
+
+class LiveGame:
+    """One game driven by this process: its state in memory, its bot turns, its clock and orphan timers."""
+
+    def __init__(self, driver: Driver, game_id: int, info: GameInfo, state: GameState) -> None:
+        self.driver = driver
+        self.game_id = game_id
+        self.info = info
+        self.state = state
+        self.seq = info.seq
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[int] | None = None
+        self.clock: asyncio.TimerHandle | None = None
+        self.orphan: asyncio.TimerHandle | None = None
+        self.alone_since: float | None = None  # when the last person went (this driver's knowledge)
+
+    @property
+    def finished(self) -> bool:
+        return self.info.status != Game.RUNNING or self.state.over
+
+    def next_turn(self) -> BotTurn | None:
+        if self.finished:
+            return None
+        seat = self.state.player
+        info = self.info.seats[seat]
+        standin = info.person and bool(info.standin)
+        if info.person and not standin:
+            return None
+        return BotTurn(
+            game_id=self.game_id,
+            seq=self.seq,
+            seat=seat,
+            round_index=self.state.round_index,
+            observation=self.state.observation(seat),
+            seed=self.info.seed,
+            delay=self.info.delay,
+            bot=self.info.standin_bot if standin else info.bot,
+            remote_url="" if standin else info.remote_url,
+            dialect=info.dialect,
+            timeout=self.info.timeout,
+            jass_typ=self.info.jass_typ,
+            standin=standin,
+        )
+
+    async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
+        if report.dialect and self.info.seats[turn.seat].dialect == remote.AUTO:
+            self.info.seats[turn.seat].dialect = report.dialect  # the dialect that answered, from now on
+        try:
+            after = await database_sync_to_async(service.submit)(
+                self.game_id,
+                turn.seat,
+                action,
+                actor=service.BOT_RUNNER,
+                expected_seq=turn.seq,
+                report=report,
+                table_id=self.info.table_id,
+            )
+        except service.ServiceError as exc:
+            if exc.code not in ("stale", "game_over", "not_your_seat"):
+                log.error("bot at seat %s could not move in game %s: %s", turn.seat, self.game_id, exc)
+            await self.refresh()  # someone else moved, the game ended, or the seat changed: look again
+            return
+        if turn.seq + 1 > self.seq:
+            self.seq, self.state = turn.seq + 1, after
+            self.info.turn_started_at = time.time()
+        self.reconsider()
+
+    # -- events ------------------------------------------------------------------------------------
+
+    def heard(self, change: service.Change) -> bool:
+        """Take in a change; False when the game must be read again from the database."""
+        if change.move is not None and change.seq is not None:
+            if change.seq <= self.seq:
+                return True  # our own move, or an old one
+            if change.seq == self.seq + 1:
+                seat, code = change.move
+                after = states.advance(self.game_id, self.info.seed, self.seq, seat, code)
+                if after is None:
+                    after = self.state.apply(seat, Action.from_code(code))
+                    states.remember(self.game_id, self.info.seed, change.seq, after)
+                self.seq, self.state = change.seq, after
+                self.info.turn_started_at = time.time()
+                if after.over:
+                    self.info.status = Game.FINISHED
+                return True
+        return False
+
+    async def refresh(self) -> None:
+        loaded = await database_sync_to_async(load_info)(self.game_id)
+        if loaded is None:
+            self.info.status = Game.ABANDONED
+        else:
+            self.info, self.state = loaded
+            self.seq = self.info.seq
+        self.reconsider()
+
+    def reconsider(self) -> None:
+        """After any change: wake the turn loop, set or clear the turn clock and the orphan timer."""
+        self.wake.set()
+        self._cancel_timers(orphan=False)
+        if self.finished:
+            self._cancel_timers()
+            self.driver.forget(self.game_id)
+            return
+        loop = asyncio.get_running_loop()
+        seat = self.state.player
+        info = self.info.seats[seat]
+        if self.info.clock_s and info.person and not info.standin:
+            due = self.info.turn_started_at + self.info.clock_s - time.time()
+            self.clock = loop.call_later(max(0.0, due) + 0.05, self._clock_ran_out, seat, self.seq)
+        self._consider_orphan(loop)
+
+    def _consider_orphan(self, loop: asyncio.AbstractEventLoop) -> None:
+        people = {s.player_id for s in self.info.seats if s.person and s.standin != GameSeat.LEFT}
+        if not people or people & self.info.online:
+            self.alone_since = None
+            if self.orphan is not None:
+                self.orphan.cancel()
+                self.orphan = None
+            return
+        if self.alone_since is None:
+            self.alone_since = time.time()
+        quiet_from = max(self.alone_since, self.info.turn_started_at)
+        due = quiet_from + orphan_seconds() - time.time()
+        if self.orphan is not None:
+            self.orphan.cancel()
+        self.orphan = loop.call_later(max(0.0, due) + 0.05, self._orphaned)
+
+    def _cancel_timers(self, orphan: bool = True) -> None:
+        if self.clock is not None:
+            self.clock.cancel()
+            self.clock = None
+        if orphan and self.orphan is not None:
+            self.orphan.cancel()
+            self.orphan = None
+
+    def _clock_ran_out(self, seat: int, seq: int) -> None:
+        self.clock = None
+        self.driver.spawn(self._stand_in(seat, seq), f"clock-{self.game_id}")
+
+    async def _stand_in(self, seat: int, seq: int) -> None:
+        if await database_sync_to_async(service.clock_ran_out)(self.game_id, seat, seq):
+            log.info("game %s: %s's clock ran out; the stand-in bot plays", self.game_id, seat)
+        else:
+            await self.refresh()
+
+    def _orphaned(self) -> None:
+        self.orphan = None
+        self.driver.spawn(self._abandon_if_orphaned(), f"orphan-{self.game_id}")
+
+    async def _abandon_if_orphaned(self) -> None:
+        if not await database_sync_to_async(service.abandon_orphaned)(self.game_id, orphan_seconds()):
+            await self.refresh()
+
+    def start(self, player: BotPlayer) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run(player), name=f"game-{self.game_id}")
+
+    async def _run(self, player: BotPlayer) -> None:
+        try:
+            self.reconsider()
+            await drive(self, player, self.wake)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("driving game %s failed; it is read again and driven on", self.game_id)
+            await asyncio.sleep(1.0)
+            self.driver.forget(self.game_id)
+            await self.driver.take(self.game_id)
+
+
+class Driver:
+    """One per process: drives the live games this process holds the lease of."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._player: BotPlayer | None = None
-        self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._background: set[asyncio.Task[None]] = set()
-        self._sweeper: asyncio.Task[None] | None = None
+        self._games: dict[int, LiveGame] = {}
+        self._taking: dict[int, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task] = set()
         self._lock = threading.Lock()
+        self.worker_id: str | None = None
+        # Called when this worker registers again after being declared dead: the consumers note
+        # their connections anew (a dead worker's connections are dropped).
+        self.rejoin: Callable[[], Awaitable[None]] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------------
 
     def ensure_started(self) -> None:
-        """Attach to the running event loop (the server's) and start sweeping; idempotent."""
+        """Attach to the running event loop (the server's): register, listen, beat; idempotent."""
         loop = asyncio.get_running_loop()
         with self._lock:
-            if self._loop is loop and self._sweeper is not None and not self._sweeper.done():
+            if self._loop is loop:
                 return
             self._loop = loop
-            self._tasks = {}
-            self._player = BotPlayer(remote.new_client(), processes=True)
-            self._sweeper = loop.create_task(self._sweep(), name="bot-sweeper")
-            # Workers start (and load the search kernels) with the server, before any bot is asked to move.
-            starting = loop.create_task(_start_pool(), name="bot-pool-start")
-            self._background.add(starting)
-            starting.add_done_callback(self._background.discard)
+            self._games, self._taking = {}, {}
+            self._player = BotPlayer(remote.new_client(), processes=True, thinkers=_thinkers())
+        publisher.attach()
         service.add_listener(self._on_change)
+        self.spawn(self._run(), "driver")
+        if self._player.thinkers is None:
+            self.spawn(_start_pool(), "bot-pool-start")  # workers load the kernels before the first move
 
     async def stop(self) -> None:
-        """Cancel the sweeper and every game task (server shutdown, end of a test's event loop)."""
+        """Stop driving (server shutdown, the end of a test's event loop); the games' leases lapse."""
+        service.remove_listener(self._on_change)
         with self._lock:
-            tasks = [t for t in (self._sweeper, *self._tasks.values(), *self._background) if t is not None]
-            player, self._player = self._player, None
-            self._tasks, self._background, self._sweeper, self._loop = {}, set(), None, None
+            tasks = [t for t in self._background if not t.done()]
+            tasks += [g.task for g in self._games.values() if g.task is not None]
+            tasks += list(self._taking.values())
+            games, self._games, self._taking, self._background = list(self._games.values()), {}, {}, set()
+            player, self._player, self._loop = self._player, None, None
+        for game in games:
+            game._cancel_timers()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         if player is not None:
             await player.client.aclose()
+            if player.thinkers is not None:
+                await player.thinkers.close()
+        await publisher.detach()
+        with contextlib.suppress(Exception):
+            await database_sync_to_async(workers.unregister)()
+        self.worker_id = None
+
+    def spawn(self, coroutine, name: str) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coroutine, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def _run(self) -> None:
+        """Register this worker, take over what has no live driver, then beat and watch for dead workers."""
+        self.worker_id = await database_sync_to_async(workers.register)()
+        if self._player is not None and self._player.thinkers is not None:
+            await self._player.thinkers.start()
+        self.spawn(self._listen(), "driver-listen")
+        for game_id in await database_sync_to_async(workers.claim_orphans)():
+            await self.take(game_id)
+        while True:
+            await asyncio.sleep(workers.HEARTBEAT_SECONDS)
+            try:
+                if not await database_sync_to_async(workers.heartbeat)():
+                    await self._declared_dead()
+                    continue
+                taken, tables = await database_sync_to_async(workers.reap)()
+                for game_id in taken:
+                    await self.take(game_id)
+                if tables:
+                    await database_sync_to_async(service.presence_changed)(tables)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("driver heartbeat failed")
+
+    async def _declared_dead(self) -> None:
+        """Others took this worker's games (it was silent too long): drop them and start again."""
+        log.warning("worker %s was declared dead; registering again", self.worker_id)
+        for game in list(self._games.values()):
+            game._cancel_timers()
+            if game.task is not None:
+                game.task.cancel()
+        self._games = {}
+        workers.forget_local_id()
+        self.worker_id = await database_sync_to_async(workers.register)()
+        self.spawn(self._listen(), "driver-listen")
+        if self.rejoin is not None:
+            await self.rejoin()
+
+    async def _listen(self) -> None:
+        """Hear of changes that other processes made to the games this worker drives."""
+        layer = get_channel_layer()
+        if layer is None or self.worker_id is None:
+            return
+        channel = workers.driver_channel(self.worker_id)
+        while True:
+            try:
+                message = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("driver channel failed; listening again")
+                await asyncio.sleep(1.0)
+                continue
+            if message.get("type") == "driver.change":
+                self._handle(service.Change.from_message(message))
+
+    # -- games -------------------------------------------------------------------------------------
 
     def _on_change(self, change: service.Change) -> None:
-        if change.game_id is None:
-            return
-        self.wake(change.game_id)
-        if change.reason in ("round_over", "finished") and change.round_index is not None:
-            self._call_in_loop(self._inform, change.game_id, change.round_index)
-
-    def wake(self, game_id: int) -> None:
-        """Make sure a task drives ``game_id`` if a bot is to move; callable from any thread."""
-        self._call_in_loop(self._ensure_task, game_id)
-
-    def _call_in_loop(self, callback, *args) -> None:
+        """A committed change in this process (called from the database thread)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
         # A fresh context: a call from a database thread must not hand its asgiref thread-sensitive
         # context to the tasks it starts, whose own database calls would then deadlock.
-        if running is loop:
-            contextvars.Context().run(callback, *args)
-        else:
-            loop.call_soon_threadsafe(callback, *args, context=contextvars.Context())
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._handle, change, context=contextvars.Context())
 
-    def _ensure_task(self, game_id: int) -> None:
-        task = self._tasks.get(game_id)
-        if task is None or task.done():
-            self._tasks[game_id] = asyncio.get_running_loop().create_task(self._drive(game_id), name=f"bots-{game_id}")
-
-    def _inform(self, game_id: int, round_index: int) -> None:
-        if self._player is None:
+    def _handle(self, change: service.Change) -> None:
+        if change.game_id is None:
             return
-        task = asyncio.get_running_loop().create_task(
-            self._player.send_game_infos(game_id, round_index), name=f"game-info-{game_id}"
-        )
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        if change.reason in ("round_over", "finished") and change.round_index is not None:
+            self.spawn(send_game_infos(self._player, change.game_id, change.round_index), f"info-{change.game_id}")
+        game = self._games.get(change.game_id)
+        if game is None:
+            if change.reason not in ("finished", "abandoned"):
+                self.wake(change.game_id)
+            return
+        if game.heard(change):
+            game.reconsider()
+        else:
+            self.spawn(game.refresh(), f"refresh-{change.game_id}")
 
-    async def _drive(self, game_id: int) -> None:
-        loop = asyncio.get_running_loop()
+    def wake(self, game_id: int) -> None:
+        """Drive ``game_id`` if it has no live driver (callable on the loop, e.g. when someone connects)."""
+        if game_id in self._games or game_id in self._taking or self._loop is None:
+            return
+        self._taking[game_id] = self.spawn(self._claim_and_take(game_id), f"take-{game_id}")
+
+    async def _claim_and_take(self, game_id: int) -> None:
         try:
-            while True:
-                asked = time.time()
-                turn = await database_sync_to_async(pending_bot_turn)(game_id)
-                if turn is None or self._player is None:
-                    return
-                started = loop.time()
-                action, report = await self._player.move(turn, asked)
-                await asyncio.sleep(max(0.0, turn.delay - (loop.time() - started)))
-                try:
-                    await database_sync_to_async(service.submit)(
-                        game_id, turn.seat, action, actor=service.BOT_RUNNER, expected_seq=turn.seq, report=report
-                    )
-                except service.ServiceError as exc:
-                    if exc.code == "stale":  # another process moved first: just look again
-                        continue
-                    if exc.code != "game_over":  # abandoned while the bot thought: nothing to do
-                        log.error("bot at seat %s could not move in game %s: %s", turn.seat, game_id, exc)
-                    return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("bot runner for game %s failed; the sweeper will retry", game_id)
+            if await database_sync_to_async(workers.claim)(game_id):
+                await self.take(game_id)
         finally:
-            if self._tasks.get(game_id) is asyncio.current_task():
-                del self._tasks[game_id]
+            self._taking.pop(game_id, None)
 
-    async def _sweep(self) -> None:
-        while True:
-            try:
-                for game_id in await database_sync_to_async(_stalled_games)():
-                    self._ensure_task(game_id)
-            except Exception:
-                log.exception("bot sweeper failed")
-            await asyncio.sleep(SWEEP_SECONDS)
+    async def take(self, game_id: int) -> None:
+        """Start driving a game this worker holds the lease of."""
+        if game_id in self._games or self._player is None:
+            return
+        loaded = await database_sync_to_async(load_info)(game_id)
+        if loaded is None or game_id in self._games or self._player is None:
+            return
+        info, state = loaded
+        game = LiveGame(self, game_id, info, state)
+        if game.finished:
+            return
+        self._games[game_id] = game
+        game.start(self._player)
+
+    def forget(self, game_id: int) -> None:
+        game = self._games.pop(game_id, None)
+        if game is not None:
+            game._cancel_timers()
+            game.wake.set()
+
+    def driving(self) -> list[int]:
+        """The games this process drives now (tests and the status of a server)."""
+        return sorted(self._games)
 
 
-def _stalled_games() -> list[int]:
-    quiet_since = timezone.now() - timedelta(seconds=STALL_SECONDS)
-    return list(
-        Game.objects.filter(status=Game.RUNNING, table__updated_at__lt=quiet_since).values_list("pk", flat=True)
-    )
+def _thinkers():
+    if getattr(settings, "JASSWEB_THINKERS", "local") != "channels":
+        return None
+    from bots.thinkers import RemoteThinkers
+
+    return RemoteThinkers()
 
 
-runner = BotRunner()
+async def send_game_infos(player: BotPlayer | None, game_id: int, round_index: int) -> None:
+    """Tell every remote bot of a game how round ``round_index`` ended; store failures as faults."""
+    if player is None:
+        return
+    targets = await database_sync_to_async(game_info_targets)(game_id, round_index)
+
+    async def inform(target: InfoTarget) -> None:
+        started = time.monotonic()
+        fault = await remote.send_game_info(
+            player.client, target.url, target.dialect, target.observation, target.jass_typ, target.timeout
+        )
+        if fault is not None:
+            latency = round((time.monotonic() - started) * 1000)
+            await database_sync_to_async(service.record_fault)(
+                game_id, target.seat, round_index, fault.kind, fault.detail, latency
+            )
+
+    await asyncio.gather(*(inform(t) for t in targets))
+
+
+@dataclass(frozen=True)
+class InfoTarget:
+    """A remote bot to tell how a round ended."""
+
+    seat: int
+    url: str
+    dialect: str
+    observation: Observation
+    jass_typ: str
+    timeout: float
+
+
+def game_info_targets(game_id: int, round_index: int) -> list[InfoTarget]:
+    """Every remote seat of a game, with its own view of round ``round_index`` (for ``game_info``)."""
+    game = Game.objects.select_related("table").get(pk=game_id)
+    seats = [s for s in GameSeat.objects.filter(game=game) if s.kind == "remote"]
+    if not seats:
+        return []
+    played = states.load(game).rounds[round_index]
+    return [
+        InfoTarget(
+            s.position,
+            s.remote_url,
+            s.remote_dialect,
+            played.observation(s.position),
+            jass_type(game.mode, game.target),
+            float(game.table.bot_timeout_s),
+        )
+        for s in seats
+    ]
+
+
+runner = Driver()
+
+
+# -- headless ---------------------------------------------------------------------------------------
+
+
+class HeadlessGame(LiveGame):
+    """A stored game driven to its end (or a person's turn) by a management command or a test."""
+
+    def __init__(self, game_id: int, info: GameInfo, state: GameState, player: BotPlayer) -> None:
+        super().__init__(_headless_driver, game_id, info, state)
+        self.player = player
+        self.infos: list[asyncio.Task] = []
+
+    def reconsider(self) -> None:  # no clock, no orphan timer, nobody to wake
+        pass
+
+    async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
+        before = self.state.round_index
+        await super().commit(turn, action, report)
+        if self.state.over or self.state.round_index > before:
+            await send_game_infos(self.player, self.game_id, before)
+
+
+class _NoDriver:
+    def forget(self, game_id: int) -> None:
+        pass
+
+    def spawn(self, coroutine, name: str):
+        return asyncio.get_running_loop().create_task(coroutine, name=name)
+
+
+_headless_driver = _NoDriver()
+
+
+async def _beat() -> None:
+    """Keep this process's lease while a headless game runs (a server on the same database keeps off)."""
+    while True:
+        await asyncio.sleep(workers.HEARTBEAT_SECONDS)
+        await database_sync_to_async(workers.heartbeat)()
+
+
+async def _play_all(game_id: int) -> int:
+    if not await database_sync_to_async(workers.claim)(game_id):
+        log.warning("game %s has another live driver; not driving it here", game_id)
+        return 0
+    loaded = await database_sync_to_async(load_info)(game_id)
+    if loaded is None:
+        return 0
+    beat = asyncio.get_running_loop().create_task(_beat())
+    try:
+        async with remote.new_client() as client:
+            player = BotPlayer(client)
+            return await drive(HeadlessGame(game_id, *loaded, player), player)
+    finally:
+        beat.cancel()
+        await asyncio.gather(beat, return_exceptions=True)
+
+
+def play_bot_turns(game_id: int) -> int:
+    """Play every pending bot move of a game to its end or a person's turn (headless); return how many."""
+    return async_to_sync(_play_all)(game_id)

@@ -30,6 +30,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 import numpy as np
 
 from games.engine import Action, Observation
+from games.engine.round import Trick
 
 NICENESS = 10  # workers' niceness: CPU weight 110 against the server's 1024
 
@@ -105,6 +106,41 @@ def think(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | 
     if deadline is not None and hasattr(bot, "act_by"):
         return bot.act_by(obs, rng, deadline)
     return bot.act(obs, rng)
+
+
+def observation_to_data(obs: Observation) -> list:
+    """An observation as plain lists and ints (JSON or msgpack), to send to a thinker on another machine."""
+    return [
+        obs.viewer,
+        obs.dealer,
+        obs.player,
+        obs.trump,
+        obs.forehand,
+        obs.leader,
+        list(obs.trick),
+        [[t.first, list(t.cards), t.winner, t.points] for t in obs.tricks],
+        list(obs.points),
+        obs.hand,
+        list(obs.hand_sizes),
+    ]
+
+
+def observation_from_data(data: list) -> Observation:
+    """The observation ``observation_to_data`` wrote."""
+    viewer, dealer, player, trump, forehand, leader, trick, tricks, points, hand, sizes = data
+    return Observation(
+        viewer=viewer,
+        dealer=dealer,
+        player=player,
+        trump=trump,
+        forehand=forehand,
+        leader=leader,
+        trick=tuple(trick),
+        tricks=tuple(Trick(first, tuple(cards), winner, won) for first, cards, winner, won in tricks),
+        points=(points[0], points[1]),
+        hand=hand,
+        hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+    )
 
 
 def pool() -> Executor:

@@ -93,88 +93,149 @@ class _Seat:
                 self.bot.time_cap = time_per_move
 
 
+class EngineGame:
+    """An arena game for the bot driver's turn loop (``bots.runner.drive``): straight on the engine, no database."""
+
+    def __init__(self, game: ArenaGame, client) -> None:
+        from games.hslu import jass_type
+
+        config = game.config
+        self.game = game
+        self.client = client
+        self.state = GameState.new(config, GamePlan(config))
+        specs = [game.team_a if seat % 2 == game.a_side else game.team_b for seat in range(4)]
+        self.seats = [_Seat(spec, game.time_per_move, game.dialect) for spec in specs]
+        self.rng = np.random.default_rng([config.seed, game.index])  # one stream for the game: a seed replays it
+        self.jass_typ = jass_type(config.mode, config.target if config.mode == STANDARD else None)
+        self.moves: list[tuple[int, int]] = []
+        self.think_ms: list[float] = []
+        self.faults: list[dict] = []
+        self._asked = 0.0
+
+    @property
+    def finished(self) -> bool:
+        return self.state.over
+
+    def next_turn(self):
+        from bots.runner import BotTurn
+
+        seat = self.state.player
+        player = self.seats[seat]
+        self._asked = time.perf_counter()
+        return BotTurn(
+            game_id=self.game.index,
+            seq=len(self.moves),
+            seat=seat,
+            round_index=self.state.round_index,
+            observation=self.state.observation(seat),
+            seed=self.game.config.seed,
+            delay=0.0,
+            bot=player.spec if player.bot is not None else "",
+            remote_url=player.spec if player.bot is None else "",
+            dialect=player.dialect,
+            timeout=player.timeout,
+            jass_typ=self.jass_typ,
+        )
+
+    async def commit(self, turn, action, report) -> None:
+        from bots import remote
+
+        self.think_ms.append((time.perf_counter() - self._asked) * 1000)
+        seat = turn.seat
+        if report.dialect:
+            self.seats[seat].dialect = report.dialect
+        if report.fault_kind:
+            self.faults.append(
+                {
+                    "seat": seat,
+                    "round": self.state.round_index,
+                    "trick": len(self.state.current.tricks),
+                    "move": len(self.moves),
+                    "kind": report.fault_kind,
+                    "detail": report.fault_detail,
+                    "latency_ms": report.latency_ms,
+                }
+            )
+        self.moves.append((seat, action.code))
+        round_index = self.state.round_index
+        self.state = self.state.apply(seat, action)
+        finished = self.state.rounds[round_index]
+        if finished.is_over and any(s.bot is None for s in self.seats):
+            for other, informed in enumerate(self.seats):
+                if informed.bot is None:
+                    fault = await remote.send_game_info(
+                        self.client,
+                        informed.spec,
+                        informed.dialect,
+                        finished.observation(other),
+                        self.jass_typ,
+                        informed.timeout,
+                    )
+                    if fault is not None:
+                        self.faults.append(
+                            {
+                                "seat": other,
+                                "round": round_index,
+                                "trick": None,
+                                "move": None,
+                                "kind": fault.kind,
+                                "detail": fault.detail,
+                                "latency_ms": 0,
+                            }
+                        )
+
+    def outcome(self) -> GameOutcome:
+        state, game = self.state, self.game
+        scores = state.round_scores()
+        return GameOutcome(
+            index=game.index,
+            a_side=game.a_side,
+            seed=game.config.seed,
+            points=state.scores,
+            winner=state.winner,
+            advantages=[s[game.a_side] - s[1 - game.a_side] for s in scores],
+            pairs=state.plan.pairs(),
+            moves=self.moves,
+            think_ms=self.think_ms,
+            faults=self.faults,
+        )
+
+
+def _arena_player(game: EngineGame):
+    """The bot driver's player for an arena game: the seat's own bot instance and the game's one random stream
+    (so that a seed replays a match exactly), remote bots over HTTP like everywhere."""
+    from bots import remote
+    from bots.runner import BotPlayer
+    from games.service import BotReport
+
+    class ArenaPlayer(BotPlayer):
+        async def move(self, turn, asked=None):
+            seat = game.seats[turn.seat]
+            if seat.bot is not None:
+                return seat.bot.act(turn.observation, game.rng), BotReport()
+            answer = await remote.ask_bot(
+                self.client, turn.remote_url, turn.dialect, turn.observation, turn.jass_typ, turn.timeout, game.rng
+            )
+            fault = answer.fault
+            return answer.action, BotReport(
+                latency_ms=round(answer.latency * 1000),
+                dialect=answer.dialect if answer.dialect_confirmed else None,
+                fault_kind=fault.kind if fault else None,
+                fault_detail=fault.detail if fault else "",
+            )
+
+    return ArenaPlayer(game.client)
+
+
 async def _play(game: ArenaGame) -> GameOutcome:
     import httpx
 
-    from bots import remote
-    from games.hslu import jass_type
+    from bots.runner import drive
 
-    config = game.config
-    state = GameState.new(config, GamePlan(config))
-    specs = [game.team_a if seat % 2 == game.a_side else game.team_b for seat in range(4)]
-    seats = [_Seat(spec, game.time_per_move, game.dialect) for spec in specs]
-    rng = np.random.default_rng([config.seed, game.index])
-    jass_typ = jass_type(config.mode, config.target if config.mode == STANDARD else None)
-    moves: list[tuple[int, int]] = []
-    think_ms: list[float] = []
-    faults: list[dict] = []
     async with httpx.AsyncClient() as client:
-        while not state.over:
-            seat = state.player
-            player = seats[seat]
-            obs = state.observation(seat)
-            started = time.perf_counter()
-            if player.bot is not None:
-                action = player.bot.act(obs, rng)
-            else:
-                answer = await remote.ask_bot(client, player.spec, player.dialect, obs, jass_typ, player.timeout, rng)
-                action = answer.action
-                if answer.dialect_confirmed:
-                    player.dialect = answer.dialect
-                if answer.fault is not None:
-                    faults.append(
-                        {
-                            "seat": seat,
-                            "round": state.round_index,
-                            "trick": len(state.current.tricks),
-                            "move": len(moves),
-                            "kind": answer.fault.kind,
-                            "detail": answer.fault.detail,
-                            "latency_ms": round(answer.latency * 1000),
-                        }
-                    )
-            think_ms.append((time.perf_counter() - started) * 1000)
-            moves.append((seat, action.code))
-            round_index = state.round_index
-            state = state.apply(seat, action)
-            finished = state.rounds[round_index]
-            if finished.is_over and any(s.bot is None for s in seats):
-                for other, informed in enumerate(seats):
-                    if informed.bot is None:
-                        fault = await remote.send_game_info(
-                            client,
-                            informed.spec,
-                            informed.dialect,
-                            finished.observation(other),
-                            jass_typ,
-                            informed.timeout,
-                        )
-                        if fault is not None:
-                            faults.append(
-                                {
-                                    "seat": other,
-                                    "round": round_index,
-                                    "trick": None,
-                                    "move": None,
-                                    "kind": fault.kind,
-                                    "detail": fault.detail,
-                                    "latency_ms": 0,
-                                }
-                            )
-    scores = state.round_scores()
-    advantages = [s[game.a_side] - s[1 - game.a_side] for s in scores]
-    return GameOutcome(
-        index=game.index,
-        a_side=game.a_side,
-        seed=config.seed,
-        points=state.scores,
-        winner=state.winner,
-        advantages=advantages,
-        pairs=state.plan.pairs(),
-        moves=moves,
-        think_ms=think_ms,
-        faults=faults,
-    )
+        engine_game = EngineGame(game, client)
+        await drive(engine_game, _arena_player(engine_game))
+    return engine_game.outcome()
 
 
 def play_game(game: ArenaGame) -> GameOutcome:

@@ -22,10 +22,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from bots.remote import AUTO, DIALECTS, BotUrlError, ExchangeError, check_bot_url, guarded_address, probe_bot
 from bots.runner import runner
-from games import service, snapshot
+from games import service, snapshot, states
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.identity import player_for_scope
-from games.models import Game, GameSeat, Player, Table
+from games.models import Game, Player, Table
 from games.service import ServiceError
 
 log = logging.getLogger(__name__)
@@ -40,21 +40,6 @@ def _int_field(content: dict[str, Any], key: str) -> int:
     if type(value) is not int:
         raise ServiceError("bad_message", f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
     return value
-
-
-def _my_game_seat(table_id: int, player: Player | None) -> tuple[int, int, int]:
-    """(game id, seat, table id) of the running game where ``player`` plays, or a ServiceError."""
-    if player is None:
-        raise ServiceError("not_seated", "you have no seat here: choose a nickname or sign in, then take a seat")
-    # The newest game, not only a running one: a move that loses the race against the game's
-    # last move must hear "game_over" from the service, not "no_game".
-    game = Game.objects.filter(table_id=table_id).order_by("-pk").first()
-    if game is None:
-        raise ServiceError("no_game", "no game has been played at this table yet")
-    seat = GameSeat.objects.filter(game=game, player=player).values_list("position", flat=True).first()
-    if seat is None:
-        raise ServiceError("not_seated", "you do not play in this game")
-    return game.pk, seat, table_id
 
 
 def _text_field(content: dict[str, Any], key: str) -> str:
@@ -78,37 +63,46 @@ def _table_timeout(table_id: int) -> float:
     return float(Table.objects.filter(pk=table_id).values_list("bot_timeout_s", flat=True).first() or 5)
 
 
-def _running_game_id(table_id: int) -> int | None:
-    return Game.objects.filter(table_id=table_id, status=Game.RUNNING).values_list("pk", flat=True).first()
-
-
 class TableConsumer(AsyncJsonWebsocketConsumer):
     """One browser tab at one table: a player in their seat, or a spectator."""
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.version = -1
+        self.public: snapshot.Public | None = None
         self.ref: str | int | None = None
         self.probe: asyncio.Task[None] | None = None
         self.probe_times: list[float] = []
+        self.noted = False  # this connection is noted for presence
         if not await database_sync_to_async(Table.objects.filter(pk=self.table_id, imported=False).exists)():
             await self.close(code=4404)
             return
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
+        self.player_id = self.player.pk if self.player else None
+        self.player_name = self.player.name if self.player else None
+        runner.ensure_started()
+        # Subscribe before reading the state, so that no event falls between the two.
         self.group = f"table.{self.table_id}"
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send_state(force=True)
-        runner.ensure_started()
-        game_id = await database_sync_to_async(_running_game_id)(self.table_id)
-        if game_id is not None:
-            runner.wake(game_id)
+        await self.resync()
+        _live.add(self)
+        if self.player_id is not None:
+            await database_sync_to_async(service.connect)(self.table_id, self.player_id, self.channel_name)
+            self.noted = True
+        meta = self.public.game_meta if self.public else None
+        if meta is not None and meta["status"] == Game.RUNNING:
+            runner.wake(meta["id"])  # a game that lost its driver (a restart) is driven again
 
     async def disconnect(self, code: int) -> None:
+        _live.discard(self)
         if getattr(self, "probe", None) is not None:
             self.probe.cancel()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "noted", False):
+            self.noted = False
+            await database_sync_to_async(service.disconnect)(self.channel_name)
 
     # -- incoming -------------------------------------------------------------
 
@@ -225,11 +219,34 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await database_sync_to_async(service.abandon_game)(self.table_id, self._actor())
 
     async def _move(self, content: dict[str, Any], action: Action) -> None:
+        """A person's move, for the seat this connection's view says they play (the service checks it)."""
         seq = _int_field(content, "seq")
-        game_id, seat, _ = await database_sync_to_async(_my_game_seat)(self.table_id, self.player)
+        if self.player is None:
+            raise ServiceError("not_seated", "you have no seat here: choose a nickname or sign in, then take a seat")
+        actor = self._actor()
+        meta = self.public.game_meta if self.public else None
+        if meta is None:
+            raise ServiceError("no_game", "no game has been played at this table yet")
+        seat = next((i for i, p in enumerate(meta["players"]) if p == self.player_id), None)
+        if seat is None:
+            raise ServiceError("not_seated", "you do not play in this game")
         if "seat" in content and content["seat"] != seat:
             raise ServiceError("not_your_seat", f"you play seat {seat}, not {content['seat']!r:.10}")
-        await database_sync_to_async(service.submit)(game_id, seat, action, actor=self._actor(), expected_seq=seq)
+        await database_sync_to_async(service.submit)(
+            meta["id"], seat, action, actor=actor, expected_seq=seq, table_id=self.table_id
+        )
+
+    async def on_back(self, content: dict[str, Any]) -> None:
+        """*I'm back*: play your seat again after your stand-in bot played for you."""
+        self._actor()
+        await database_sync_to_async(service.back_to_seat)(self.table_id, self.player)
+
+    async def on_set_turn_clock(self, content: dict[str, Any]) -> None:
+        bot = content.get("bot", "rules")
+        if not isinstance(bot, str):
+            raise ServiceError("bad_message", "'set_turn_clock' takes a stand-in bot name in 'bot'")
+        seconds = _int_field(content, "seconds")
+        await database_sync_to_async(service.set_turn_clock)(self.table_id, seconds, bot, self._actor())
 
     async def on_choose_trump(self, content: dict[str, Any]) -> None:
         try:
@@ -245,7 +262,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self._move(content, Action.card(card))
 
     async def on_resync(self, content: dict[str, Any]) -> None:
-        await self.send_state(force=True)
+        await self.resync()
 
     async def on_ping(self, content: dict[str, Any]) -> None:
         await self.send_json({"type": "pong", "id": content.get("id")})
@@ -264,25 +281,77 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         "play_card": on_play_card,
         "resync": on_resync,
         "ping": on_ping,
+        "back": on_back,
+        "set_turn_clock": on_set_turn_clock,
     }
 
     # -- outgoing -------------------------------------------------------------
 
-    async def table_event(self, event: dict[str, Any]) -> None:
-        """A change at this table: send this connection its own fresh view."""
-        if event.get("version", 0) > self.version:
-            await self.send_state()
-
-    async def send_state(self, force: bool = False) -> None:
-        view = await database_sync_to_async(snapshot.table_view)(self.table_id, self.player)
-        if view is None:
+    async def resync(self) -> None:
+        """Send this connection a fresh state read from the database (connect, resync, a missed event)."""
+        public = await database_sync_to_async(snapshot.load_public)(self.table_id)
+        if public is None:
             await self.send_error("no_table", "this table no longer exists")
             await self.close(code=4404)
             return
-        if view["version"] < self.version and not force:
-            return  # a newer state was sent already
-        self.version = max(self.version, view["version"])
-        await self.send_json({"type": "state", "version": view["version"], "view": view})
+        self.public = public
+        self.version = max(self.version, public.version)
+        await self.send_public(public)
+
+    async def table_state(self, event: dict[str, Any]) -> None:
+        """A change at this table, its public view built once by the process that made it."""
+        if event["version"] <= self.version:
+            return  # an older event overtaken by a newer one
+        self.public = snapshot.Public.from_message(event)
+        self.version = event["version"]
+        await self.send_public(self.public)
+
+    async def table_move(self, event: dict[str, Any]) -> None:
+        """A move: the same table with a new game part (and the move, to bring the state here up to date)."""
+        if event["version"] <= self.version:
+            return
+        if event["version"] != self.version + 1 or self.public is None:
+            await self.resync()  # we missed an event: the table part may have changed too
+            return
+        self.public = self.public.with_game(event["version"], event["game_json"], event["game_meta"])
+        self.version = event["version"]
+        await self.send_public(self.public, event["move"])
+
+    async def send_public(self, public: snapshot.Public, move: list[int] | None = None) -> None:
+        """Send the view for this connection: the public one plus, for a seated player, their hand."""
+        state = None
+        meta = public.game_meta
+        if meta is not None and self.player_id is not None and self.player_id in meta["players"]:
+            state = await self._state(meta, move)
+        await self.send(text_data=snapshot.render(public, self.player_id, self.player_name, state))
+
+    async def _state(self, meta: dict[str, Any], move: list[int] | None):
+        """The engine state the view shows: this process holds it, or moves it on, or reads it."""
+        state = states.peek(meta["id"], meta["seed"], meta["seq"])
+        if state is None and move is not None:
+            seq, seat, code = move
+            if seq + 1 == meta["seq"]:
+                state = states.advance(meta["id"], meta["seed"], seq, seat, code)
+        if state is None:
+            state = await database_sync_to_async(_load_state)(meta["id"], meta["seq"])
+        return state
+
+
+_live: set[TableConsumer] = set()
+
+
+def _load_state(game_id: int, seq: int):
+    return states.load(Game.objects.get(pk=game_id), seq)
+
+
+async def _note_connections_again() -> None:
+    """After this process registered anew (it had been declared dead), note its people as online again."""
+    for consumer in list(_live):
+        if consumer.player_id is not None:
+            await database_sync_to_async(service.connect)(consumer.table_id, consumer.player_id, consumer.channel_name)
+
+
+runner.rejoin = _note_connections_again
 
 
 class LobbyConsumer(AsyncJsonWebsocketConsumer):

@@ -59,6 +59,9 @@ class Table(models.Model):
     # the table itself is reached by its link and listed in the lobby only for its creator and players.
     private = models.BooleanField(default=False)
     imported = models.BooleanField(default=False)  # holds games read from records, never plays new ones
+    # Seconds a person has for a move before a stand-in bot plays for them (0: no clock).
+    turn_clock_s = models.PositiveSmallIntegerField(default=0)
+    standin_bot = models.CharField(max_length=40, default="rules")  # the built-in bot that stands in
 
     class Meta:
         ordering = ["-updated_at"]
@@ -124,6 +127,13 @@ class Game(models.Model):
     winner = models.SmallIntegerField(null=True, blank=True)  # 0, 1, or null (running, draw)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    abandon_reason = models.CharField(max_length=200, blank=True)  # why an abandoned game ended
+    turn_clock_s = models.PositiveSmallIntegerField(default=0)  # copied from the table at the start
+    standin_bot = models.CharField(max_length=40, default="rules")
+    # When the current turn began (the start, each move, a person back in their seat): the clock runs from it.
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    # The server process (``Worker``) that drives this game's bots, clock and end: one at a time.
+    driver = models.CharField(max_length=40, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -160,6 +170,13 @@ class GameSeat(models.Model):
     remote_url = models.CharField(max_length=300, blank=True)
     remote_dialect = models.CharField(max_length=10, blank=True)  # "auto" until the first answer tells
     name = models.CharField(max_length=60)
+    last_latency_ms = models.PositiveIntegerField(null=True, blank=True)  # a bot's last answer time
+    fault_count = models.PositiveIntegerField(default=0)
+    # A stand-in bot plays for this person: "clock" (their time ran out; *I'm back* ends it) or
+    # "left" (they left the game for good); "" while they play themselves.
+    standin = models.CharField(max_length=5, blank=True)
+
+    CLOCK, LEFT = "clock", "left"
 
     class Meta:
         ordering = ["position"]
@@ -179,6 +196,7 @@ class Action(models.Model):
     kind = models.CharField(max_length=5)  # "trump" (0..5, 10 = push) or "card" (0..35)
     value = models.PositiveSmallIntegerField()
     latency_ms = models.PositiveIntegerField(null=True, blank=True)  # a bot's thinking or answer time
+    standin = models.BooleanField(default=False)  # played by a stand-in bot for the seat's person
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -209,6 +227,37 @@ class Fault(models.Model):
 
     class Meta:
         ordering = ["game", "created_at", "pk"]
+
+
+class Worker(models.Model):
+    """A running server process (or headless driver) that drives games; alive while its heartbeat is fresh.
+
+    A game's ``driver`` names one worker. A worker renews every lease it holds with
+    one heartbeat; when it stops beating for ``LEASE_SECONDS`` another worker takes
+    its games over, and its connections (presence) are dropped.
+    """
+
+    id = models.CharField(primary_key=True, max_length=40)
+    host = models.CharField(max_length=100, blank=True)
+    pid = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(auto_now_add=True)
+    heartbeat_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"worker {self.id} ({self.host}:{self.pid})"
+
+
+class Connection(models.Model):
+    """One open websocket of a known person at a table: who is online, across all server processes."""
+
+    channel_name = models.CharField(primary_key=True, max_length=120)
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="connections")
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="connections")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="connections")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "player"])]
 
 
 def seat_kind(seat: Seat | GameSeat) -> str:

@@ -96,6 +96,7 @@ def game_record(game: Game) -> dict[str, Any]:
     record["seats"] = [
         {"position": s.position, "name": s.name, "kind": s.kind, "bot": s.bot or None}
         | ({"url": s.remote_url, "dialect": s.remote_dialect} if s.remote_url else {})
+        | ({"left": True} if s.standin == GameSeat.LEFT else {})
         for s in game.seats.order_by("position")
     ]
     over = game.status != Game.RUNNING
@@ -111,6 +112,13 @@ def game_record(game: Game) -> dict[str, Any]:
         }
         for f in game.faults.all()
     ]
+    record["standin_bot"] = game.standin_bot
+    # Moves a stand-in bot made for a person whose turn clock ran out (or who left the game).
+    record["standin_moves"] = [
+        {"move": seq, "seat": seat} for seq, seat in game.actions.filter(standin=True).values_list("seq", "seat")
+    ]
+    if game.abandon_reason:
+        record["abandon_reason"] = game.abandon_reason
     record["created_at"] = game.created_at.isoformat()
     record["finished_at"] = game.finished_at.isoformat() if game.finished_at else None
     record["rounds"] = [encode_round(rnd) for rnd in state.rounds]
@@ -129,6 +137,8 @@ class SeatEntry:
     bot: str = ""
     remote_url: str = ""
     remote_dialect: str = ""
+    kind: str = ""
+    left: bool = False  # the person left the game; a stand-in bot played their seat to the end
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,9 @@ class CheckedRecord:
     status: str  # "finished" or "abandoned"
     seats: tuple[SeatEntry, ...]
     faults: tuple[FaultEntry, ...]
+    standin_moves: frozenset[int]  # moves (Action.seq) a stand-in bot made for a person
+    standin_bot: str
+    abandon_reason: str
     finished_at: datetime | None
     source_id: int | None  # the game's id where it was exported
     rounds: int  # rounds in the record
@@ -241,14 +254,18 @@ def _check(data: object) -> CheckedRecord:
     _check_points(doc, state)
     status = _status(doc, state)
     faults = _faults(doc, len(decoded), moves)
+    seats = _seats(doc)
     return CheckedRecord(
         config=config,
         schedule=schedule,
         state=state,
         moves=tuple(moves),
         status=status,
-        seats=_seats(doc),
+        seats=seats,
         faults=faults,
+        standin_moves=_standin_moves(doc, moves, seats),
+        standin_bot=_text(doc, "standin_bot", "the record", Game._meta.get_field("standin_bot").max_length) or "rules",
+        abandon_reason=_abandon_reason(doc, status),
         finished_at=_timestamp(doc.get("finished_at")),
         source_id=doc["id"] if type(doc.get("id")) is int and 0 <= doc["id"] <= _MAX_SEED else None,
         rounds=len(decoded),
@@ -589,8 +606,42 @@ def _seats(doc: dict[str, Any]) -> tuple[SeatEntry, ...]:
         if (bool(bot), bool(url)) != _SEAT_NEEDS.get(kind, (False, False)):
             needs = {"bot": "a 'bot' name and no 'url'", "remote": "a 'url' and no 'bot' name"}
             raise RecordError(f"{where}: a {kind!r} seat needs {needs.get(kind, 'neither a bot name nor a url')}")
-        seats[position] = SeatEntry(position, name or SEAT_NAMES[position], bot, url, dialect if url else "")
+        left = _optional(entry, "left", False)
+        if type(left) is not bool or (left and kind != "human"):
+            raise RecordError(f"{where}: 'left' is true only for a person's seat ('kind': 'human'), got {left!r:.20}")
+        seats[position] = SeatEntry(
+            position, name or SEAT_NAMES[position], bot, url, dialect if url else "", kind if raw else "", left
+        )
     return tuple(seats[position] for position in range(4))
+
+
+def _standin_moves(doc: dict[str, Any], moves: Sequence[Move], seats: tuple[SeatEntry, ...]) -> frozenset[int]:
+    """The moves a stand-in bot made for a person: each names a move of a person's seat, once."""
+    raw = _optional(doc, "standin_moves", [])
+    if not isinstance(raw, list):
+        raise RecordError(f"standin_moves must be a list, got {_json_type(raw)}")
+    found: set[int] = set()
+    for index, entry in enumerate(raw):
+        where = f"standin_moves[{index}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where}: a stand-in move is an object with 'move' and 'seat', got {entry!r:.60}")
+        move = _index(entry, "move", where, len(moves), "a move of the game")
+        seat = _index(entry, "seat", where, 4, "a seat 0-3")
+        if moves[move].seat != seat:
+            raise RecordError(f"{where}: move {move} was made by {_seat(moves[move].seat)}, not {_seat(seat)}")
+        if seats[seat].kind and seats[seat].kind != "human":
+            raise RecordError(f"{where}: a stand-in plays only for a person, but {_seat(seat)} is a {seats[seat].kind}")
+        if move in found:
+            raise RecordError(f"{where}: move {move} is listed twice")
+        found.add(move)
+    return frozenset(found)
+
+
+def _abandon_reason(doc: dict[str, Any], status: str) -> str:
+    reason = _text(doc, "abandon_reason", "the record", Game._meta.get_field("abandon_reason").max_length)
+    if reason and status != Game.ABANDONED:
+        raise RecordError(f"abandon_reason is given but the game is {status}")
+    return reason
 
 
 def _text(entry: dict[str, Any], key: str, where: str, max_length: int) -> str:
@@ -733,6 +784,8 @@ def store_record(
             fair_schedule=list(record.schedule) if record.schedule is not None else None,
             deals=[deal_to_json(deal) for deal in record.deals],
             status=record.status,
+            abandon_reason=record.abandon_reason,
+            standin_bot=record.standin_bot,
             action_count=len(record.moves),
             points=list(state.scores),
             winner=state.winner,
@@ -747,13 +800,22 @@ def store_record(
                     bot=seat.bot,
                     remote_url=seat.remote_url,
                     remote_dialect=seat.remote_dialect,
+                    standin=GameSeat.LEFT if seat.left else "",
+                    fault_count=sum(1 for f in record.faults if f.seat == seat.position),
                 )
                 for seat in record.seats
             ]
         )
         Action.objects.bulk_create(
             [
-                Action(game=game, seq=seq, seat=move.seat, kind=move.action.kind, value=move.action.value)
+                Action(
+                    game=game,
+                    seq=seq,
+                    seat=move.seat,
+                    kind=move.action.kind,
+                    value=move.action.value,
+                    standin=seq in record.standin_moves,
+                )
                 for seq, move in enumerate(record.moves)
             ],
             batch_size=500,

@@ -5,7 +5,8 @@ and lays each round out for the viewer (``static/js/replay.js``): the four
 starting hands, the cards in play order with who played them and how long a
 bot thought, trick winners, running points after every card, who chose which
 trump, fair-mode twins with their suit permutation and round point advantage,
-and remote-bot faults on the card where they happened.
+remote-bot faults on the card where they happened, and the moves a stand-in bot
+made for a person whose turn clock ran out (or who left).
 
 A position in a replay is ``(round, card)``: round 1..n, card 0..36 = how many
 cards of that round have been played (0: the trump is chosen, nothing played).
@@ -18,6 +19,7 @@ from typing import Any
 from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
 from games.models import Game, GameSeat
 from games.service import load_state
+from games.snapshot import bot_label
 
 
 def _cards_in_order(rnd: RoundState) -> list[tuple[int, int]]:
@@ -53,6 +55,7 @@ def _players(seats: list[GameSeat]) -> list[dict[str, Any]]:
             "kind": s.kind,
             "bot": s.bot or None,
             "remote_url": s.remote_url or None,
+            "left": s.standin == GameSeat.LEFT,
         }
         for s in seats
     ]
@@ -62,7 +65,9 @@ def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
     """Everything the replay viewer shows of ``game`` (call it only for games that are over)."""
     state = state or load_state(game)
     seats = list(game.seats.order_by("position"))
-    latencies = list(game.actions.order_by("seq").values_list("latency_ms", flat=True))
+    rows = list(game.actions.order_by("seq").values_list("latency_ms", "standin"))
+    latencies = [latency for latency, _ in rows]
+    standins = [standin for _, standin in rows]
     round_scores = state.round_scores()
     rpa = state.round_point_advantages() if game.mode == FAIR else {}
     pairs = state.plan.pairs()
@@ -96,9 +101,12 @@ def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
             "hands": [codes_of(hand) for hand in deal.hands],
             "cards": [
                 {"seat": seat, "card": CARD_CODES[card], "ms": latencies[first_card_seq + k]}
+                | ({"standin": True} if standins[first_card_seq + k] else {})
                 for k, (seat, card) in enumerate(played)
             ],
             "decision_ms": [latencies[seq + k] for k in range(decisions)],
+            # Trump decisions a stand-in bot made for a person (by the decision's index in the round).
+            "decision_standins": [k for k in range(decisions) if standins[seq + k]],
             "tricks": [{"first": t.first, "winner": t.winner, "points": t.points * factor} for t in rnd.tricks],
             "running": _running_points(rnd, factor),
             "scores_before": list(before),
@@ -148,6 +156,9 @@ def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
         "points": list(state.scores),
         "winner": state.winner,
         "players": _players(seats),
+        "standin_bot": game.standin_bot,
+        "standin_label": bot_label(game.standin_bot),
+        "abandon_reason": game.abandon_reason or None,
         "pairs": [{"number": n, "rounds": [a + 1, b + 1], "rpa": rpa.get(a)} for n, (a, b) in enumerate(pairs, 1)],
         "rounds": rounds,
     }

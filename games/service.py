@@ -1,35 +1,38 @@
 """The one writer of tables and games.
 
 Every change — a browser click, a built-in bot's move, a remote bot's reply, a
-seat taken — goes through a function here that, in one transaction, locks the
-table row, validates the change (the engine decides what is legal), writes it,
-and bumps the table's event number. Only after commit are the table's watchers
-told (channel-layer group ``table.<id>``) and the listeners (the bot runner)
-woken.
+seat taken, a person coming online — goes through a function here that, in one
+transaction, locks the table row, validates the change (the engine decides
+what is legal), writes it, and bumps the table's event number. The public view
+of the table after the change is built once, inside the transaction; only
+after commit is it published to the table's watchers (channel-layer group
+``table.<id>``), each of whom adds only their own hand, and the game's driver
+(the one process that plays its bots, runs its clock and ends it when nobody
+plays any more) is told.
 
-The engine state of a game is rebuilt from its ``Action`` rows; a per-process
-cache keeps recent states and catches up from the rows it has not seen.
+The engine state of a game is rebuilt from its ``Action`` rows; ``games.states``
+keeps recent states per process and moves them on with the moves it hears of.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from bots.registry import BUILTIN_BOTS
 from bots.remote import AUTO as AUTO_DIALECT
 from bots.remote import DIALECTS, MAX_TIMEOUT, BotUrlError, check_bot_url
+from games import snapshot, states, workers
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -44,12 +47,14 @@ from games.engine import (
 from games.engine import (
     Action as EngineAction,
 )
-from games.models import Action, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.events import Send, publisher
+from games.models import Action, Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
 
 log = logging.getLogger(__name__)
 
 MAX_TABLE_NAME = 60
 MAX_BOT_TIMEOUT = int(MAX_TIMEOUT)
+MAX_TURN_CLOCK = 600  # seconds a move; the pages offer JASSWEB_TURN_CLOCK_CHOICES
 
 
 class ServiceError(Exception):
@@ -63,7 +68,7 @@ class ServiceError(Exception):
 
 @dataclass(frozen=True)
 class Actor:
-    """Who asks for a change: a person (``player_id``), the bot runner, or the operator (``system``)."""
+    """Who asks for a change: a person (``player_id``), the bot driver, or the operator (``system``)."""
 
     player_id: int | None = None
     bot: bool = False
@@ -73,47 +78,9 @@ class Actor:
 BOT_RUNNER = Actor(bot=True)
 SYSTEM = Actor(system=True)
 
-
-# -- the state cache -------------------------------------------------------------
-
-_CACHE_SIZE = 512
-_cache: OrderedDict[tuple[int, int], tuple[int, GameState]] = OrderedDict()  # (id, seed) -> (seq, state)
-_cache_lock = threading.Lock()
-
-
-def load_state(game: Game) -> GameState:
-    """Return the engine state of ``game`` after its ``game.action_count`` actions."""
-    key = (game.pk, game.seed)
-    with _cache_lock:
-        cached = _cache.get(key)
-    if cached is not None and cached[0] <= game.action_count:
-        seq, state = cached
-    else:
-        seq, state = 0, GameState.new(game.config(), game.plan())
-    if seq < game.action_count:
-        for row in Action.objects.filter(game=game, seq__gte=seq, seq__lt=game.action_count).order_by("seq"):
-            if row.seq != seq:
-                raise RuntimeError(f"game {game.pk} is missing action {seq}")
-            state = state.apply(row.seat, row.to_engine())
-            seq += 1
-        _remember(key, seq, state)
-    return state
-
-
-def _remember(key: tuple[int, int], seq: int, state: GameState) -> None:
-    with _cache_lock:
-        current = _cache.get(key)
-        if current is None or current[0] <= seq:
-            _cache[key] = (seq, state)
-            _cache.move_to_end(key)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-
-
-def forget_cached_states() -> None:
-    """Drop every cached state (tests use it to prove the database alone suffices)."""
-    with _cache_lock:
-        _cache.clear()
+# The engine state of a game after its stored moves (kept per process; see games.states).
+load_state = states.load
+forget_cached_states = states.forget_all
 
 
 # -- events ----------------------------------------------------------------------
@@ -121,48 +88,111 @@ def forget_cached_states() -> None:
 
 @dataclass(frozen=True)
 class Change:
-    """A committed change, as listeners (the bot runner) hear of it."""
+    """A committed change, as a game's driver hears of it (in its process, or over the channel layer)."""
 
     table_id: int
     game_id: int | None
-    reason: str  # created, seats, started, action, round_over, finished, abandoned
+    reason: str  # created, seats, started, action, round_over, finished, abandoned, fault, presence, standin
+    version: int = 0
     round_index: int | None = None  # for round_over and finished: the round that ended
+    seq: int | None = None  # the game's number of moves after the change
+    move: tuple[int, int] | None = None  # (seat, action code) of the move that made the change
+    seed: int | None = None
+    driver: str = ""  # the worker that drives the game
+
+    def message(self) -> dict[str, Any]:
+        return {
+            "type": "driver.change",
+            "table": self.table_id,
+            "game": self.game_id,
+            "reason": self.reason,
+            "version": self.version,
+            "round_index": self.round_index,
+            "seq": self.seq,
+            "move": list(self.move) if self.move else None,
+            "seed": self.seed,
+            "driver": self.driver,
+        }
+
+    @classmethod
+    def from_message(cls, event: dict[str, Any]) -> Change:
+        move = event.get("move")
+        return cls(
+            event["table"],
+            event["game"],
+            event["reason"],
+            event["version"],
+            event.get("round_index"),
+            event.get("seq"),
+            (move[0], move[1]) if move else None,
+            event.get("seed"),
+            event.get("driver", ""),
+        )
 
 
 _listeners: list[Callable[[Change], None]] = []
 
 
 def add_listener(listener: Callable[[Change], None]) -> None:
-    """Call ``listener(change)`` after every committed change (the bot runner listens)."""
+    """Call ``listener(change)`` after every committed change to a game this process drives."""
     if listener not in _listeners:
         _listeners.append(listener)
 
 
-def _publish(table_id: int, version: int, game_id: int | None, reason: str, round_index: int | None) -> None:
-    """Tell the table's watchers that it changed (they each render their own view)."""
-    layer = get_channel_layer()
-    if layer is not None:
-        message = {"type": "table.event", "table": table_id, "version": version, "game": game_id, "reason": reason}
-        try:
-            async_to_sync(layer.group_send)(f"table.{table_id}", message)
-            if reason not in ("action", "round_over"):  # the lobby shows seats and results, not every card
-                async_to_sync(layer.group_send)("lobby", {"type": "lobby.event", "table": table_id})
-        except Exception:  # the change is committed; watchers resync on reconnect
-            log.exception("could not publish table %s event %s", table_id, version)
-    change = Change(table_id, game_id, reason, round_index)
-    for listener in list(_listeners):
-        try:
-            listener(change)
-        except Exception:
-            log.exception("table listener %r failed", listener)
+def remove_listener(listener: Callable[[Change], None]) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+
+
+LOBBY_REASONS = frozenset({"created", "seats", "started", "finished", "abandoned"})
+
+
+def _after_commit(table_id: int, watchers: dict[str, Any] | None, change: Change) -> None:
+    """Publish a committed change: to the table's watchers, the lobby, and the game's driver."""
+    sends: list[Send] = []
+    if watchers is not None:
+        sends.append(("group", f"table.{table_id}", watchers))
+    if change.reason in LOBBY_REASONS:
+        sends.append(("group", "lobby", {"type": "lobby.event", "table": table_id}))
+    local = workers.local_worker_id()
+    if change.game_id is not None and change.driver and change.driver != local:
+        sends.append(("channel", workers.driver_channel(change.driver), change.message()))
+    publisher.publish(sends)
+    if change.game_id is not None and (change.driver == local or not change.driver):
+        for listener in list(_listeners):
+            try:
+                listener(change)
+            except Exception:
+                log.exception("table listener %r failed", listener)
+
+
+def _bump(table: Table) -> int:
+    table.version += 1
+    table.save(update_fields=["version", "updated_at"])
+    return table.version
 
 
 def _changed(table: Table, game_id: int | None, reason: str, round_index: int | None = None) -> None:
-    """Bump the table's event number and publish once the transaction commits."""
-    table.version += 1
-    table.save(update_fields=["version", "updated_at"])
-    version = table.version
-    transaction.on_commit(lambda: _publish(table.pk, version, game_id, reason, round_index))
+    """Bump the table's event number, build its public view once, and publish both after commit."""
+    version = _bump(table)
+    seats = _seats(table)
+    game = snapshot.current_game(table)
+    game_seats = list(game.seats.order_by("position")) if game else []
+    state = states.load(game) if game else None
+    public = snapshot.build_public(table, seats, snapshot.online_players(table.pk), game, game_seats, state)
+    concerned = game_id if game_id is not None else (game.pk if game and game.status == Game.RUNNING else None)
+    change = Change(
+        table.pk,
+        concerned,
+        reason,
+        version,
+        round_index,
+        seq=game.action_count if game else None,
+        seed=game.seed if game else None,
+        driver=game.driver if game is not None and game.pk == concerned else "",
+    )
+    message = public.message()
+    transaction.on_commit(lambda: _after_commit(table.pk, message, change))
 
 
 def _lock_table(table_id: int) -> Table:
@@ -214,8 +244,13 @@ def create_table(
     private: bool = False,
     bot_delay_ms: int | None = None,
     bot_timeout_s: int = 5,
+    turn_clock_s: int = 0,
+    standin_bot: str = "rules",
 ) -> Table:
-    """Open a table with four empty seats; the options are checked by the engine."""
+    """Open a table with four empty seats; the options are checked by the engine.
+
+    ``turn_clock_s``: seconds a person has per move before ``standin_bot`` plays for them (0: no clock).
+    """
     name = (name or "").strip()
     if not name or len(name) > MAX_TABLE_NAME:
         raise ServiceError("bad_options", f"a table name has 1 to {MAX_TABLE_NAME} characters")
@@ -235,6 +270,7 @@ def create_table(
     if type(bot_delay_ms) is not int or not 0 <= bot_delay_ms <= 5000:
         raise ServiceError("bad_options", f"bot delay is 0 to 5000 ms, got {bot_delay_ms!r}")
     _check_timeout(bot_timeout_s)
+    _check_clock(turn_clock_s, standin_bot)
     with transaction.atomic():
         table = Table.objects.create(
             name=name,
@@ -245,6 +281,8 @@ def create_table(
             private=bool(private),
             bot_delay_ms=bot_delay_ms,
             bot_timeout_s=bot_timeout_s,
+            turn_clock_s=turn_clock_s,
+            standin_bot=standin_bot,
             created_by=player,
         )
         Seat.objects.bulk_create([Seat(table=table, position=p) for p in range(4)])
@@ -280,7 +318,14 @@ def take_seat(table_id: int, position: int, player: Player) -> None:
 
 
 def leave_seat(table_id: int, player: Player) -> None:
-    """Free the seat ``player`` holds at a table."""
+    """Free the seat ``player`` holds at a table; during their game, a stand-in bot takes it (``leave_game``)."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        game = running_game(table)
+        playing = GameSeat.objects.filter(game=game, player=player).exclude(standin=GameSeat.LEFT)
+        if game is not None and playing.exists():
+            _leave_game(table, game, player)
+            return
     with _seat_change(table_id) as (table, _):
         if not Seat.objects.filter(table=table, player=player).update(player=None):
             raise ServiceError("not_seated", "you have no seat at this table")
@@ -340,6 +385,25 @@ def clear_seat(table_id: int, position: int, actor: Actor) -> None:
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
 
 
+def _check_clock(seconds: object, standin_bot: object) -> None:
+    if type(seconds) is not int or not 0 <= seconds <= MAX_TURN_CLOCK:
+        raise ServiceError(
+            "bad_options", f"the turn clock is off (0) or 1 to {MAX_TURN_CLOCK} seconds, got {seconds!r:.10}"
+        )
+    if standin_bot not in BUILTIN_BOTS:
+        raise ServiceError(
+            "bad_options", f"unknown stand-in bot {standin_bot!r:.40}; built-in bots: {', '.join(sorted(BUILTIN_BOTS))}"
+        )
+
+
+def set_turn_clock(table_id: int, seconds: int, standin_bot: str, actor: Actor) -> None:
+    """Change a table's turn clock and stand-in bot (between games)."""
+    _check_clock(seconds, standin_bot)
+    with _seat_change(table_id, actor, "change the turn clock") as (table, _):
+        table.turn_clock_s, table.standin_bot = seconds, standin_bot
+        table.save(update_fields=["turn_clock_s", "standin_bot"])
+
+
 def _check_timeout(seconds: object) -> int:
     if type(seconds) is not int or not 1 <= seconds <= MAX_BOT_TIMEOUT:
         raise ServiceError("bad_options", f"the bot timeout is 1 to {MAX_BOT_TIMEOUT} seconds, got {seconds!r:.10}")
@@ -358,7 +422,7 @@ def set_bot_timeout(table_id: int, seconds: int, actor: Actor) -> None:
 
 
 def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
-    """Deal a new game at a table whose four seats are filled."""
+    """Deal a new game at a table whose four seats are filled; this process's driver (if any) drives it."""
     with transaction.atomic():
         table = _lock_table(table_id)
         if table.imported:
@@ -385,6 +449,10 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             fair_schedule=list(plan.schedule) if plan.schedule else None,
             deals=[deal_to_json(plan.deal(i)) for i in dealt],
             points=[0, 0],
+            turn_clock_s=table.turn_clock_s,
+            standin_bot=table.standin_bot,
+            turn_started_at=timezone.now(),
+            driver=workers.local_worker_id() or "",
         )
         GameSeat.objects.bulk_create(
             [
@@ -404,9 +472,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
     return game
 
 
-def bot_label(name: str) -> str:
-    bot = BUILTIN_BOTS.get(name)
-    return f"{bot.label} bot" if bot else name
+bot_label = snapshot.bot_label
 
 
 @dataclass(frozen=True)
@@ -418,6 +484,20 @@ class BotReport:
     fault_kind: str | None = None  # the move is a random stand-in for a failed or bad answer
     fault_detail: str = ""
     fault_hidden: str = ""  # e.g. the illegal card: it would show the bot's hand, so only after the game
+    standin: bool = False  # a stand-in bot's move for a person (their clock ran out, or they left)
+
+
+def _bump_version(table_id: int) -> int:
+    """Lock a table row and bump its event number in one statement; return the new number."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING version",
+            [timezone.now(), table_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise ServiceError("no_table", f"there is no table {table_id}")
+    return row[0]
 
 
 def submit(
@@ -428,36 +508,41 @@ def submit(
     actor: Actor,
     expected_seq: int | None,
     report: BotReport | None = None,
+    table_id: int | None = None,
 ) -> GameState:
     """Apply one move for ``seat``: the only way a game changes.
 
     ``expected_seq`` is the number of moves the mover saw; a move made on an
     older state (a second tab, a slow bot) is refused as ``stale``, so racing
     submissions resolve to exactly one applied move. A bot's ``report`` is
-    stored with the move (its time; a remote bot's fault and dialect).
+    stored with the move (its time; a remote bot's fault and dialect; whether
+    it stood in for a person). This is the hot path of the live server: a
+    handful of statements, and the table's view after the move is built from
+    the state in memory, once, for all its watchers.
     """
     seat = _check_position(seat)
     if not isinstance(action, EngineAction):
         raise ServiceError("bad_action", f"not an action: {action!r}")
-    with transaction.atomic():
+    if table_id is None:
         table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
         if table_id is None:
             raise ServiceError("no_game", f"there is no game {game_id}")
-        table = _lock_table(table_id)
-        game = Game.objects.get(pk=game_id)
+    with transaction.atomic():
+        version = _bump_version(table_id)
+        game = Game.objects.filter(pk=game_id, table_id=table_id).first()
+        if game is None:
+            raise ServiceError("no_game", f"there is no game {game_id} at table {table_id}")
         if game.status != Game.RUNNING:
             raise ServiceError("game_over", f"game {game_id} is {game.status}")
         if expected_seq is not None and expected_seq != game.action_count:
             raise ServiceError(
                 "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
             )
-        game_seat = GameSeat.objects.get(game=game, position=seat)
-        if actor.bot:
-            if game_seat.kind not in ("bot", "remote"):
-                raise ServiceError("not_your_seat", f"{SEAT_NAMES[seat]} is not played by a bot")
-        elif actor.player_id is None or game_seat.player_id != actor.player_id:
-            raise ServiceError("not_your_seat", f"you do not play {SEAT_NAMES[seat]} in this game")
-        state = load_state(game)
+        seats = list(GameSeat.objects.filter(game_id=game_id).order_by("position"))
+        game_seat = seats[seat]
+        report = report if actor.bot and report else BotReport()
+        _check_mover(game_seat, actor, report)
+        state = states.load(game)
         try:
             after = state.apply(seat, action)
         except IllegalActionError as exc:
@@ -466,55 +551,113 @@ def submit(
         except InvalidActionError as exc:
             raise ServiceError("bad_action", str(exc)) from None
         seq = game.action_count
-        report = report if actor.bot and report else BotReport()
+        now = timezone.now()
         Action.objects.create(
-            game=game, seq=seq, seat=seat, kind=action.kind, value=action.value, latency_ms=report.latency_ms
+            game=game,
+            seq=seq,
+            seat=seat,
+            kind=action.kind,
+            value=action.value,
+            latency_ms=report.latency_ms,
+            standin=report.standin,
         )
-        if report.fault_kind:
-            Fault.objects.create(
-                game=game,
-                seat=seat,
-                seq=seq,
-                round=state.round_index,
-                trick=len(state.current.tricks),
-                kind=report.fault_kind,
-                detail=report.fault_detail[:300],
-                hidden_detail=report.fault_hidden[:300],
-                latency_ms=report.latency_ms or 0,
-            )
-        if report.dialect and game_seat.remote_dialect == AUTO_DIALECT:
-            GameSeat.objects.filter(pk=game_seat.pk).update(remote_dialect=report.dialect)
+        if actor.bot:
+            _note_bot_answer(game, game_seat, seq, state, report)
         game.action_count = seq + 1
-        if len(after.rounds) > len(game.deals):
+        new_round = len(after.rounds) > len(game.deals)
+        if new_round:
             game.deals = [*game.deals, deal_to_json(after.deal(len(after.rounds) - 1))]
         game.points = list(after.scores)
+        game.turn_started_at = now
+        fields = ["action_count", "points", "turn_started_at"] + (["deals"] if new_round else [])
         if after.over:
-            game.status, game.winner, game.finished_at = Game.FINISHED, after.winner, timezone.now()
-        game.save()
-        transaction.on_commit(lambda: _remember((game.pk, game.seed), seq + 1, after))
+            game.status, game.winner, game.finished_at = Game.FINISHED, after.winner, now
+            fields += ["status", "winner", "finished_at"]
+        game.save(update_fields=fields)
+        game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:
-            _changed(table, game.pk, "finished", after.round_index)
+            reason, ended = "finished", after.round_index
         elif len(after.rounds) > len(state.rounds):
-            _changed(table, game.pk, "round_over", state.round_index)
+            reason, ended = "round_over", state.round_index
         else:
-            _changed(table, game.pk, "action")
+            reason, ended = "action", None
+        watchers = {
+            "type": "table.move",
+            "version": version,
+            "game_json": game_json,
+            "game_meta": snapshot.game_meta(game, seats),
+            "move": [seq, seat, action.code],
+        }
+        change = Change(table_id, game.pk, reason, version, ended, seq + 1, (seat, action.code), game.seed, game.driver)
+
+        def committed() -> None:
+            states.remember(game.pk, game.seed, seq + 1, after)
+            _after_commit(table_id, watchers, change)
+
+        transaction.on_commit(committed)
     return after
+
+
+def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
+    """Refuse a move by someone who does not play this seat now."""
+    position = SEAT_NAMES[game_seat.position]
+    if actor.bot:
+        if report.standin:
+            if not (game_seat.player_id and game_seat.standin):
+                raise ServiceError("not_your_seat", f"no stand-in plays {position} now")
+        elif game_seat.kind not in ("bot", "remote"):
+            raise ServiceError("not_your_seat", f"{position} is not played by a bot")
+        return
+    if actor.player_id is None or game_seat.player_id != actor.player_id:
+        raise ServiceError("not_your_seat", f"you do not play {position} in this game")
+    if game_seat.standin == GameSeat.LEFT:
+        raise ServiceError("left", "you left this game: a stand-in bot plays your seat")
+    if game_seat.standin:
+        raise ServiceError("standin", "a stand-in bot is playing for you: press “I'm back” to play again")
+
+
+def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState, report: BotReport) -> None:
+    """Keep a bot's answer time (and fault, and the dialect that answered) on its seat and in the faults."""
+    fields = []
+    if report.latency_ms is not None:
+        game_seat.last_latency_ms = report.latency_ms
+        fields.append("last_latency_ms")
+    if report.fault_kind:
+        Fault.objects.create(
+            game=game,
+            seat=game_seat.position,
+            seq=seq,
+            round=state.round_index,
+            trick=len(state.current.tricks),
+            kind=report.fault_kind,
+            detail=report.fault_detail[:300],
+            hidden_detail=report.fault_hidden[:300],
+            latency_ms=report.latency_ms or 0,
+        )
+        game_seat.fault_count += 1
+        fields.append("fault_count")
+    if report.dialect and game_seat.remote_dialect == AUTO_DIALECT:
+        game_seat.remote_dialect = report.dialect
+        fields.append("remote_dialect")
+    if fields:
+        game_seat.save(update_fields=fields)
 
 
 def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: str, latency_ms: int = 0) -> None:
     """Store a remote bot's fault that replaced no move (a failed ``game_info`` after a round)."""
     with transaction.atomic():
-        game = Game.objects.filter(pk=game_id).first()
-        if game is None:
+        locked = _lock_game(game_id)
+        if locked is None:
             raise ServiceError("no_game", f"there is no game {game_id}")
-        table = _lock_table(game.table_id)
+        table, game = locked
         Fault.objects.create(
             game=game, seat=seat, round=round_index, trick=None, kind=kind, detail=detail[:300], latency_ms=latency_ms
         )
+        GameSeat.objects.filter(game=game, position=seat).update(fault_count=F("fault_count") + 1)
         _changed(table, game.pk, "fault")
 
 
-def abandon_game(table_id: int, actor: Actor) -> Game:
+def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
     """Stop the running game of a table (its creator or a seated player may)."""
     with transaction.atomic():
         table = _lock_table(table_id)
@@ -523,7 +666,144 @@ def abandon_game(table_id: int, actor: Actor) -> Game:
             raise ServiceError("no_game", "no game is running at this table")
         if not _may_manage(table, _seats(table), actor):
             raise ServiceError("not_allowed", "only the table's creator or a seated player can abandon the game")
-        game.status, game.finished_at = Game.ABANDONED, timezone.now()
-        game.save(update_fields=["status", "finished_at"])
-        _changed(table, game.pk, "abandoned")
+        _abandon(table, game, reason or "abandoned by a player")
     return game
+
+
+def _abandon(table: Table, game: Game, reason: str) -> None:
+    game.status, game.finished_at, game.abandon_reason = Game.ABANDONED, timezone.now(), reason[:200]
+    game.save(update_fields=["status", "finished_at", "abandon_reason"])
+    _changed(table, game.pk, "abandoned")
+
+
+# -- presence --------------------------------------------------------------------
+
+
+def connect(table_id: int, player_id: int, channel_name: str) -> bool:
+    """Note an open connection of a person to a table; True (and an event) if they just came online."""
+    worker_id = workers.register()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        first = not Connection.objects.filter(table_id=table_id, player_id=player_id).exists()
+        Connection.objects.update_or_create(
+            channel_name=channel_name, defaults={"worker_id": worker_id, "table_id": table_id, "player_id": player_id}
+        )
+        if first:
+            _changed(table, None, "presence")
+    return first
+
+
+def disconnect(channel_name: str) -> bool:
+    """Forget a closed connection; True (and an event) if its person has no other one to that table."""
+    with transaction.atomic():
+        row = Connection.objects.filter(channel_name=channel_name).values_list("table_id", "player_id").first()
+        if row is None:
+            return False
+        table_id, player_id = row
+        table = _lock_table(table_id)
+        Connection.objects.filter(channel_name=channel_name).delete()
+        last = not Connection.objects.filter(table_id=table_id, player_id=player_id).exists()
+        if last:
+            _changed(table, None, "presence")
+    return last
+
+
+def presence_changed(table_ids: list[int]) -> None:
+    """Tell the watchers of these tables who is online now (after a dead worker's connections went)."""
+    for table_id in table_ids:
+        with transaction.atomic():
+            table = Table.objects.select_for_update().filter(pk=table_id).first()
+            if table is not None:
+                _changed(table, None, "presence")
+
+
+# -- stand-ins, the turn clock, and games nobody plays ---------------------------
+
+
+def _game_seat_of(game: Game, player_id: int | None) -> GameSeat:
+    seat = GameSeat.objects.filter(game=game, player_id=player_id).first() if player_id else None
+    if seat is None:
+        raise ServiceError("not_seated", "you do not play in this game")
+    return seat
+
+
+def _lock_game(game_id: int) -> tuple[Table, Game] | None:
+    """Lock a game's table (every change of a game does) and read the game; None if there is no such game."""
+    table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
+    if table_id is None:
+        return None
+    table = _lock_table(table_id)
+    return table, Game.objects.get(pk=game_id)
+
+
+def clock_ran_out(game_id: int, seat: int, expected_seq: int) -> bool:
+    """A person's turn clock ran out: their stand-in bot plays from now on. False if it did not run out."""
+    with transaction.atomic():
+        locked = _lock_game(game_id)
+        if locked is None:
+            return False
+        table, game = locked
+        if game.status != Game.RUNNING or game.action_count != expected_seq or not game.turn_clock_s:
+            return False
+        game_seat = GameSeat.objects.get(game=game, position=seat)
+        if not game_seat.player_id or game_seat.standin or states.load(game).player != seat:
+            return False
+        if timezone.now() < game.turn_started_at + timedelta(seconds=game.turn_clock_s):
+            return False
+        game_seat.standin = GameSeat.CLOCK
+        game_seat.save(update_fields=["standin"])
+        _changed(table, game.pk, "standin")
+    return True
+
+
+def back_to_seat(table_id: int, player: Player) -> None:
+    """*I'm back*: a person whose clock ran out plays their seat again (their clock starts afresh)."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        game = running_game(table)
+        if game is None:
+            raise ServiceError("no_game", "no game is running at this table")
+        game_seat = _game_seat_of(game, player.pk)
+        if game_seat.standin == GameSeat.LEFT:
+            raise ServiceError("left", "you left this game; join the next one")
+        if not game_seat.standin:
+            raise ServiceError("not_away", "you are playing your seat already")
+        game_seat.standin = ""
+        game_seat.save(update_fields=["standin"])
+        if states.load(game).player == game_seat.position:
+            game.turn_started_at = timezone.now()
+            game.save(update_fields=["turn_started_at"])
+        _changed(table, game.pk, "standin")
+
+
+def _leave_game(table: Table, game: Game, player: Player) -> None:
+    """A person leaves a running game for good: the stand-in bot takes their seat, now and at the table."""
+    game_seat = _game_seat_of(game, player.pk)
+    game_seat.standin = GameSeat.LEFT
+    game_seat.save(update_fields=["standin"])
+    Seat.objects.filter(table=table, player=player).update(player=None, bot=game.standin_bot)
+    _changed(table, game.pk, "standin")
+
+
+def abandon_orphaned(game_id: int, quiet_seconds: float) -> bool:
+    """End a running game that people play but none is connected to and none moved in for ``quiet_seconds``.
+
+    Bot-only games (and games whose people all left) never count as orphaned:
+    their driver plays them to the end. True if the game was abandoned.
+    """
+    with transaction.atomic():
+        locked = _lock_game(game_id)
+        if locked is None:
+            return False
+        table, game = locked
+        if game.status != Game.RUNNING:
+            return False
+        people = [s.player_id for s in game.seats.all() if s.player_id and s.standin != GameSeat.LEFT]
+        if not people or Connection.objects.filter(table_id=table.pk, player_id__in=people).exists():
+            return False
+        if timezone.now() < (game.turn_started_at or game.created_at) + timedelta(seconds=quiet_seconds):
+            return False
+        minutes = quiet_seconds / 60
+        span = f"{minutes:g} minutes" if minutes >= 1 else f"{quiet_seconds:g} seconds"
+        _abandon(table, game, f"nobody was connected and no move was made for {span}")
+    return True

@@ -1,20 +1,34 @@
-"""What each viewer of a table sees: seats, the game, and only their own hand.
+"""What each viewer of a table sees: the public state, rendered once per event, plus their own hand.
 
-``table_view`` is the one place that turns the stored game into the JSON a
-client receives. A spectator's view and every seated player's view share the
-public part; ``hand`` and ``legal`` appear only for the seat the viewer plays.
+A table's view has a public part — the table, its seats, who is online, the
+game without any hand — and a private part: ``you`` (who the viewer is at the
+table) and, for a seated player, ``hand``, ``legal`` and ``legal_trumps``.
+
+The public part is built once per event by the process that made the change
+(``Public``: JSON text plus the few facts needed to personalize it), and every
+connection adds only its own private part, from the engine state the process
+already holds. So the cost of an event does not grow with its watchers, and no
+watcher reads the database to render a move.
 """
 
 from __future__ import annotations
 
+import json
+import time
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.conf import settings
+from django.db.models import OuterRef, Prefetch, Q, Subquery
 
 from bots.registry import BUILTIN_BOTS, bot_choices
+from games import states
 from games.engine import CARD_CODES, FAIR, PUSH, TRUMPS, GameState, RoundState, Trick, codes_of, team_of
-from games.models import Game, GameSeat, Player, Seat, Table
-from games.service import load_state
+from games.models import Connection, Fault, Game, GameSeat, Player, Seat, Table
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _trick_cards(cards: tuple[int, ...], first: int) -> list[dict[str, Any]]:
@@ -46,11 +60,28 @@ def _round_summary(index: int, rnd: RoundState, scores: tuple[int, int]) -> dict
     }
 
 
-def game_view(game: Game, state: GameState, seats: list[GameSeat], viewer_seat: int | None) -> dict[str, Any]:
-    """The view of one game for ``viewer_seat`` (``None``: a spectator)."""
+def bot_label(name: str) -> str:
+    bot = BUILTIN_BOTS.get(name)
+    return f"{bot.label} bot" if bot else name
+
+
+# -- the public game -------------------------------------------------------------------------------
+
+
+def clock_seat(game: Game, state: GameState, seats: list[GameSeat]) -> int | None:
+    """The seat whose turn clock runs: a person to move, playing themselves, at a table with a clock."""
+    if game.status != Game.RUNNING or state.over or not game.turn_clock_s:
+        return None
+    seat = seats[state.player]
+    return state.player if seat.player_id and not seat.standin else None
+
+
+def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[Fault]) -> dict[str, Any]:
+    """The public view of one game: everything but the hands (``seats`` in position order)."""
     rnd = state.current
-    obs = rnd.observation(viewer_seat)
+    running = game.status == Game.RUNNING
     round_scores = state.round_scores()
+    clocked = clock_seat(game, state, seats)
     view: dict[str, Any] = {
         "id": game.pk,
         "seq": game.action_count,
@@ -64,7 +95,7 @@ def game_view(game: Game, state: GameState, seats: list[GameSeat], viewer_seat: 
         "over": state.over,
         "dealer": rnd.dealer,
         "forehand": rnd.forehand_seat,
-        "player": -1 if state.over or game.status != Game.RUNNING else rnd.player,
+        "player": -1 if state.over or not running else rnd.player,
         "phase": "over" if state.over or rnd.is_over else ("trump" if rnd.in_trump_phase else "play"),
         "trump": rnd.trump,
         "declarer": rnd.declarer,
@@ -75,18 +106,19 @@ def game_view(game: Game, state: GameState, seats: list[GameSeat], viewer_seat: 
         "previous_trick": _previous_trick(state),
         "tricks_played": len(rnd.tricks),
         "round_points": list(round_scores[-1]),
-        "hand_sizes": list(obs.hand_sizes),
+        "hand_sizes": [h.bit_count() for h in rnd.hands],
         "rounds": [_round_summary(i, r, s) for i, (r, s) in enumerate(zip(state.rounds, round_scores, strict=True))],
         "multipliers": game.multipliers,
-        "players": _players(game, seats),
-        "faults": _faults(game),
+        "players": [_player(s, game.standin_bot) for s in seats],
+        "faults": _faults(faults, over=not running),
+        "clock": {
+            "seconds": game.turn_clock_s,
+            "seat": clocked,
+            "deadline": _epoch_ms(game.turn_started_at) + game.turn_clock_s * 1000 if clocked is not None else None,
+        },
+        "standin_bot": game.standin_bot,
+        "abandon_reason": game.abandon_reason or None,
     }
-    if viewer_seat is not None:
-        view["hand"] = codes_of(obs.hand)
-        my_turn = view["player"] == viewer_seat
-        view["legal"] = codes_of(obs.legal_mask()) if my_turn and rnd.trump >= 0 else []
-        legal_trumps = [a.value for a in obs.legal_actions() if not a.is_card] if my_turn else []
-        view["legal_trumps"] = legal_trumps
     if state.over and game.mode == FAIR:
         rpa = state.round_point_advantages()
         view["pairs"] = [
@@ -95,32 +127,29 @@ def game_view(game: Game, state: GameState, seats: list[GameSeat], viewer_seat: 
     return view
 
 
-def _players(game: Game, seats: list[GameSeat]) -> list[dict[str, Any]]:
-    """Who plays each seat, and for bots their last answer time and how many faults they made."""
-    latest: dict[int, int] = {}
-    for seat, latency in (
-        game.actions.filter(latency_ms__isnull=False).order_by("seq").values_list("seat", "latency_ms")
-    ):
-        latest[seat] = latency
-    faults = dict(game.faults.values("seat").annotate(n=Count("pk")).values_list("seat", "n"))
-    return [
-        {
-            "seat": s.position,
-            "name": s.name,
-            "kind": s.kind,
-            "bot": s.bot or None,
-            "remote_url": s.remote_url or None,
-            "dialect": s.remote_dialect or None,
-            "latency_ms": latest.get(s.position),
-            "faults": faults.get(s.position, 0),
-        }
-        for s in seats
-    ]
+def _epoch_ms(moment) -> int:
+    return round(moment.timestamp() * 1000) if moment else 0
 
 
-def _faults(game: Game) -> list[dict[str, Any]]:
-    """A remote bot's faults in this game; what would show its hand only once the game is over."""
-    over = game.status != Game.RUNNING
+def _player(seat: GameSeat, standin_bot: str) -> dict[str, Any]:
+    """Who plays a seat in a game: name, kind, a bot's last answer time and faults, a person's stand-in."""
+    return {
+        "seat": seat.position,
+        "name": seat.name,
+        "kind": seat.kind,
+        "player_id": seat.player_id,
+        "bot": seat.bot or None,
+        "remote_url": seat.remote_url or None,
+        "dialect": seat.remote_dialect or None,
+        "latency_ms": seat.last_latency_ms,
+        "faults": seat.fault_count,
+        "standin": seat.standin or None,  # "clock" or "left": a stand-in bot plays for this person
+        "standin_label": bot_label(standin_bot) if seat.standin else None,
+    }
+
+
+def _faults(faults: list[Fault], *, over: bool) -> list[dict[str, Any]]:
+    """A remote bot's faults; what would show its hand only once the game is over."""
     return [
         {
             "seat": f.seat,
@@ -131,18 +160,59 @@ def _faults(game: Game) -> list[dict[str, Any]]:
             "detail": f.detail + (f" ({f.hidden_detail})" if over and f.hidden_detail else ""),
             "latency_ms": f.latency_ms,
         }
-        for f in game.faults.all()
+        for f in faults
     ]
 
 
+def game_faults(game: Game, seats: list[GameSeat]) -> list[Fault]:
+    """The game's faults (no query when no seat has any)."""
+    if not any(s.fault_count for s in seats):
+        return []
+    return list(Fault.objects.filter(game=game).order_by("created_at", "pk"))
+
+
+def game_meta(game: Game, seats: list[GameSeat]) -> dict[str, Any]:
+    """What a connection needs besides the text to personalize a game: whose seats, which state."""
+    return {
+        "id": game.pk,
+        "seed": game.seed,
+        "seq": game.action_count,
+        "status": game.status,
+        "players": [s.player_id for s in seats],
+    }
+
+
+def game_view(game: Game, state: GameState, seats: list[GameSeat], viewer_seat: int | None) -> dict[str, Any]:
+    """The view of one game for ``viewer_seat`` (``None``: a spectator), as a dict (pages)."""
+    view = game_part(game, state, seats, game_faults(game, seats))
+    if viewer_seat is not None:
+        view.update(json.loads("{" + private_part(state, viewer_seat)[1:] + "}"))
+    return view
+
+
+# -- the private part -------------------------------------------------------------------------------
+
+
+def private_part(state: GameState, seat: int) -> str:
+    """A seated player's own part of a game view, as JSON members to append: hand and legal moves."""
+    rnd = state.current
+    obs = rnd.observation(seat)
+    my_turn = not state.over and rnd.player == seat
+    legal = codes_of(obs.legal_mask()) if my_turn and rnd.trump >= 0 else []
+    legal_trumps = [a.value for a in obs.legal_actions() if not a.is_card] if my_turn else []
+    return f',"hand":{_dumps(codes_of(obs.hand))},"legal":{_dumps(legal)},"legal_trumps":{_dumps(legal_trumps)}'
+
+
+# -- the public table ------------------------------------------------------------------------------
+
+
 def _seat_view(seat: Seat) -> dict[str, Any]:
-    bot = BUILTIN_BOTS.get(seat.bot)
     if seat.player:
         name = seat.player.name
     elif seat.remote_url:
         name = seat.remote_name
     else:
-        name = f"{bot.label} bot" if bot else ""
+        name = bot_label(seat.bot) if seat.bot else ""
     return {
         "position": seat.position,
         "team": team_of(seat.position),
@@ -164,24 +234,14 @@ def _table_options(table: Table) -> dict[str, Any]:
         "round_count": table.round_count,
         "multipliers": table.multipliers,
         "private": table.private,
+        "turn_clock_s": table.turn_clock_s,
+        "standin_bot": table.standin_bot,
     }
 
 
-def current_game(table: Table) -> Game | None:
-    """The running game of a table, else its most recent one (a running game is always the newest)."""
-    return table.games.order_by("-created_at", "-pk").first()
-
-
-def table_view(table_id: int, viewer: Player | None) -> dict[str, Any] | None:
-    """Everything ``viewer`` may see at a table, as JSON-ready data (``None`` if no such table)."""
-    table = Table.objects.filter(pk=table_id).select_related("created_by").first()
-    if table is None:
-        return None
-    seats = list(table.seats.select_related("player").order_by("position"))
-    my_position = next((s.position for s in seats if viewer and s.player_id == viewer.pk), None)
-    game = current_game(table)
-    view: dict[str, Any] = {
-        "version": table.version,
+def table_part(table: Table, seats: list[Seat], online: list[int]) -> dict[str, Any]:
+    """The public view of a table without its game: options, seats, bots to choose, who is online."""
+    return {
         "table": {
             **_table_options(table),
             "bot_delay_ms": table.bot_delay_ms,
@@ -189,25 +249,132 @@ def table_view(table_id: int, viewer: Player | None) -> dict[str, Any] | None:
             "creator": table.created_by.name if table.created_by else None,
         },
         "seats": [_seat_view(s) for s in seats],
-        "you": {
-            "player_id": viewer.pk if viewer else None,
-            "name": viewer.name if viewer else None,
-            "seat": my_position,
-            "can_manage": viewer is not None and (table.created_by_id == viewer.pk or my_position is not None),
-        },
+        "online": online,  # the player ids with a connection to this table
         "bots": bot_choices(),
         "trumps": [*TRUMPS, PUSH],
-        "game": None,
+        "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
     }
-    if game is not None:
-        game_seats = list(game.seats.order_by("position"))
-        played = next((s.position for s in game_seats if viewer and s.player_id == viewer.pk), None)
-        if not table.private or played is not None or view["you"]["can_manage"]:
-            view["game"] = game_view(game, load_state(game), game_seats, played)
-        else:
-            view["hidden_game"] = game.status  # a private table's game is for its players only
-        view["you"]["game_seat"] = played
-    return view
+
+
+def table_meta(table: Table, seats: list[Seat]) -> dict[str, Any]:
+    return {"creator": table.created_by_id, "private": table.private, "seats": [s.player_id for s in seats]}
+
+
+def online_players(table_id: int) -> list[int]:
+    """The people with an open connection to a table (any server process)."""
+    return sorted(set(Connection.objects.filter(table_id=table_id).values_list("player_id", flat=True)))
+
+
+def current_game(table: Table) -> Game | None:
+    """The running game of a table, else its most recent one (a running game is always the newest)."""
+    return table.games.order_by("-created_at", "-pk").first()
+
+
+# -- a whole public view, and its personal renderings ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Public:
+    """A table's public view at one event number: JSON text, and the facts to personalize it."""
+
+    version: int
+    table_json: str  # the table part's members, without the braces
+    meta: dict[str, Any]
+    game_json: str  # the game part as a JSON object, or "null"
+    game_meta: dict[str, Any] | None
+
+    def message(self) -> dict[str, Any]:
+        """As a channel-layer event (strings and small dicts: cheap to copy and to send)."""
+        return {
+            "type": "table.state",
+            "version": self.version,
+            "table_json": self.table_json,
+            "meta": self.meta,
+            "game_json": self.game_json,
+            "game_meta": self.game_meta,
+        }
+
+    @classmethod
+    def from_message(cls, event: dict[str, Any]) -> Public:
+        return cls(event["version"], event["table_json"], event["meta"], event["game_json"], event["game_meta"])
+
+    def with_game(self, version: int, game_json: str, game_meta: dict[str, Any]) -> Public:
+        """This view after a move: the same table, a new game part."""
+        return Public(version, self.table_json, self.meta, game_json, game_meta)
+
+
+def build_public(table: Table, seats: list[Seat], online: list[int], game: Game | None, game_seats, state) -> Public:
+    part = table_part(table, seats, online)
+    if game is None:
+        return Public(table.version, _dumps(part)[1:-1], table_meta(table, seats), "null", None)
+    faults = game_faults(game, game_seats)
+    return Public(
+        table.version,
+        _dumps(part)[1:-1],
+        table_meta(table, seats),
+        _dumps(game_part(game, state, game_seats, faults)),
+        game_meta(game, game_seats),
+    )
+
+
+def load_public(table_id: int) -> Public | None:
+    """A table's public view from the database (one per event, or for a new connection)."""
+    table = Table.objects.filter(pk=table_id).select_related("created_by").first()
+    if table is None:
+        return None
+    seats = list(table.seats.select_related("player").order_by("position"))
+    game = current_game(table)
+    game_seats = list(game.seats.order_by("position")) if game else []
+    state = states.load(game) if game else None
+    return build_public(table, seats, online_players(table_id), game, game_seats, state)
+
+
+def you(public: Public, viewer_id: int | None, viewer_name: str | None) -> dict[str, Any]:
+    """Who the viewer is at this table: their seat, whether they may arrange it, their seat in the game."""
+    seat = next((i for i, p in enumerate(public.meta["seats"]) if viewer_id and p == viewer_id), None)
+    players = public.game_meta["players"] if public.game_meta else []
+    return {
+        "player_id": viewer_id,
+        "name": viewer_name,
+        "seat": seat,
+        "can_manage": viewer_id is not None and (public.meta["creator"] == viewer_id or seat is not None),
+        "game_seat": next((i for i, p in enumerate(players) if viewer_id and p == viewer_id), None),
+    }
+
+
+def render(public: Public, viewer_id: int | None, viewer_name: str | None, state: GameState | None) -> str:
+    """The ``state`` frame for one viewer, as text: the public view plus their own part.
+
+    ``state`` is the engine state at ``public.game_meta["seq"]`` (needed for a seated player's hand).
+    """
+    me = you(public, viewer_id, viewer_name)
+    game_text, hidden = public.game_json, ""
+    if public.game_meta is not None:
+        if public.meta["private"] and me["game_seat"] is None and not me["can_manage"]:
+            game_text, hidden = "null", f',"hidden_game":{_dumps(public.game_meta["status"])}'
+        elif me["game_seat"] is not None and state is not None:
+            game_text = game_text[:-1] + private_part(state, me["game_seat"]) + "}"
+    now = round(time.time() * 1000)  # the server's clock, for the turn clock's countdown in the browser
+    return (
+        f'{{"type":"state","version":{public.version},"now":{now},"view":{{"version":{public.version},'
+        f'{public.table_json},"game":{game_text}{hidden},"you":{_dumps(me)}}}}}'
+    )
+
+
+def table_view(table_id: int, viewer: Player | None) -> dict[str, Any] | None:
+    """Everything ``viewer`` may see at a table, as JSON-ready data (``None`` if no such table)."""
+    public = load_public(table_id)
+    if public is None:
+        return None
+    state = None
+    if public.game_meta is not None:
+        meta = public.game_meta
+        state = states.peek(meta["id"], meta["seed"], meta["seq"])
+    frame = render(public, viewer.pk if viewer else None, viewer.name if viewer else None, state)
+    return json.loads(frame)["view"]
+
+
+# -- the lobby -------------------------------------------------------------------------------------
 
 
 def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
@@ -50,8 +51,16 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "tables": snapshot.lobby_tables(player_for_request(request)),
             "bots": bot_choices(),
             "seat_names": SEAT_NAMES,
+            "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
+            "default_clock": _default_clock(),
         },
     )
+
+
+def _default_clock() -> int:
+    """The lobby form's turn clock: 60 s when offered (tables with people need one), else the first clock."""
+    choices = settings.JASSWEB_TURN_CLOCK_CHOICES
+    return 60 if 60 in choices else next((c for c in choices if c), 0)
 
 
 @require_POST
@@ -91,6 +100,8 @@ def create_table(request: HttpRequest) -> HttpResponse:
             multipliers=request.POST.get("multipliers") == "on",
             private=request.POST.get("private") == "on",
             bot_timeout_s=_int(request.POST.get("bot_timeout"), 5),
+            turn_clock_s=_int(request.POST.get("turn_clock"), _default_clock()),
+            standin_bot=request.POST.get("standin_bot") or "rules",
         )
         seat = request.POST.get("seat", "2")
         if seat in ("0", "1", "2", "3"):

@@ -83,7 +83,16 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parsed.password or ""),
         "HOST": parsed.hostname or "",
         "PORT": str(parsed.port or ""),
-        "CONN_MAX_AGE": 60,
+        # Django's advice for ASGI: no persistent connections per thread, a psycopg pool instead;
+        # each database call borrows a connection for its duration.
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {
+            "pool": {
+                "min_size": int(os.environ.get("JASSWEB_DB_POOL_MIN", "2")),
+                "max_size": int(os.environ.get("JASSWEB_DB_POOL_MAX", "10")),
+                "timeout": 20,
+            }
+        },
     }
 
 
@@ -94,6 +103,10 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("JASSWEB_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
+            # One connection kept open: Channels runs all database work of a process on one thread,
+            # and reopening (with its PRAGMAs) for every call cost a tenth of the server's time.
+            "CONN_MAX_AGE": None,
+            "CONN_HEALTH_CHECKS": True,
             # Writers (browser tabs, bots) queue for the lock instead of failing; WAL lets pages read
             # while a move is written, and NORMAL sync skips an fsync per move (still crash-safe).
             "OPTIONS": {
@@ -118,7 +131,40 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        # Channels' in-memory layer without its per-message walk over every socket (jassweb/layers.py).
+        # A table event reaches every watcher's queue; the default capacity (100) would drop events
+        # for a watcher that falls behind during a burst.
+        "default": {"BACKEND": "jassweb.layers.LocalChannelLayer", "CONFIG": {"capacity": 1000}}
+    }
+
+# Where built-in bots think: "local" (a process pool beside each server; no broker) or "channels"
+# (Channels workers on the Redis channel layer, on any machine: `manage.py runworker --layer bots bots-think`).
+JASSWEB_THINKERS = os.environ.get("JASSWEB_THINKERS", "local")
+if JASSWEB_THINKERS not in ("local", "channels"):
+    raise RuntimeError(f"JASSWEB_THINKERS is 'local' or 'channels', got {JASSWEB_THINKERS!r}")
+if JASSWEB_THINKERS == "channels":
+    if not REDIS_URL:
+        raise RuntimeError("JASSWEB_THINKERS=channels needs REDIS_URL")
+    CHANNEL_LAYERS["bots"] = {
+        # The classic layer, not pub/sub: a request on a normal channel goes to exactly one worker.
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [REDIS_URL],
+            "prefix": os.environ.get("JASSWEB_CHANNEL_PREFIX", "jassweb") + "-bots",
+            "capacity": 10000,
+            "expiry": 30,
+        },
+    }
+
+# The turn clocks the pages offer, seconds per move (0: off); the lobby form proposes 60 s when offered.
+JASSWEB_TURN_CLOCK_CHOICES = [
+    int(x) for x in os.environ.get("JASSWEB_TURN_CLOCK_CHOICES", "0,30,60,120").split(",") if x.strip()
+]
+
+# A running game that people play, but none of them is connected and nobody moved for this long,
+# is abandoned (bot-only games are played to their end).
+JASSWEB_ORPHAN_MINUTES = float(os.environ.get("JASSWEB_ORPHAN_MINUTES", "30"))
 
 # Remote HSLU bots: loopback, private and other non-public addresses are refused unless this is
 # on (the default only with DEBUG), or the host (or host:port) is listed in the allowlist.

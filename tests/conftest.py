@@ -33,7 +33,9 @@ def redis_layer(settings):
 @pytest.fixture(autouse=True)
 def _fresh_state_cache():
     """Each test starts with an empty per-process game-state cache (databases are rebuilt per test)."""
+    from games import workers
     from games.service import forget_cached_states
 
     forget_cached_states()
+    workers.forget_local_id()  # each test's database starts without workers
     yield

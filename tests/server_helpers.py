@@ -41,15 +41,15 @@ def _server_env(env: dict[str, str]) -> dict[str, str]:
 
 
 class ServerProcess:
-    """One daphne process serving the project on a free port."""
+    """One daphne process serving the project (or another ASGI ``app``) on a free port."""
 
-    def __init__(self, env: dict[str, str], timeout: float = 30.0) -> None:
+    def __init__(self, env: dict[str, str], timeout: float = 30.0, app: str = "jassweb.asgi:application") -> None:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         # A file, not a pipe: daphne logs every request, and an unread pipe would block it.
         self.log = tempfile.NamedTemporaryFile(prefix=f"daphne-{port}-", suffix=".log", delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "jassweb.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT,
             env=_server_env(env),
             stdout=self.log,

@@ -6,6 +6,7 @@ import contextlib
 import copy
 import json
 import random
+import re
 from io import StringIO
 
 import numpy as np
@@ -604,3 +605,32 @@ def test_importgame_fails_with_the_reason_and_stores_nothing(tmp_path, standard)
     with pytest.raises(CommandError, match=r"^cannot read .*missing\.json: No such file or directory$"):
         call_command("importgame", str(tmp_path / "missing.json"), stdout=StringIO())
     assert row_counts() == before
+
+
+def test_damaged_stand_in_moves_are_refused_with_their_place(db):
+    players = make_players(("Nora",))
+    table = make_table(players[0], ["random"] * 4, mode="fair", round_count=2)
+    game = start(table, players[0], seed=2)
+    from bots.runner import play_bot_turns
+
+    play_bot_turns(game.pk)
+    record = game_record(Game.objects.get(pk=game.pk))
+    record["seats"][1]["kind"] = "human"
+    record["seats"][1]["bot"] = None
+    seats = list(Action.objects.filter(game=game).order_by("seq").values_list("seat", flat=True))
+    first_of_east, first_of_north = seats.index(1), seats.index(0)
+    cases = [
+        ({"move": 9999, "seat": 1}, "standin_moves[0]: 'move' must be a move of the game"),
+        ({"move": 0, "seat": 3}, "standin_moves[0]: move 0 was made by"),
+        ({"move": first_of_north, "seat": 0}, "a stand-in plays only for a person, but 0 (North) is a bot"),
+        ("x", "a stand-in move is an object"),
+    ]
+    for entry, message in cases:
+        damaged = {**record, "standin_moves": [entry]}
+        with pytest.raises(RecordError, match=re.escape(message)):
+            check_record(damaged)
+    twice = {**record, "standin_moves": [{"move": first_of_east, "seat": 1}] * 2}
+    with pytest.raises(RecordError, match="listed twice"):
+        check_record(twice)
+    fine = {**record, "standin_moves": [{"move": first_of_east, "seat": 1}]}
+    assert check_record(fine).standin_moves == frozenset({first_of_east})

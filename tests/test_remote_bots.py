@@ -406,8 +406,8 @@ async def test_only_managers_test_bots_and_the_test_runs_beside_the_connection()
             busy = await owner.error({"type": "test_bot", "url": bots.url("ok"), "id": "t2"})
             assert busy["code"] == "busy" and busy["id"] == "t2"
             await owner.send({"type": "ping", "id": 7})
-            assert (await owner.receive(timeout=1))["type"] == "pong"
-            result = await owner.receive(timeout=5)
+            assert (await owner.frame_of("pong", timeout=1))["type"] == "pong"
+            result = await owner.frame_of("bot_test", timeout=5)
             assert result["type"] == "bot_test" and result["id"] == "t1" and result["ok"]
             assert result["dialect"] == "spec" and result["latency_ms"] >= 1500
         finally:

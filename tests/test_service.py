@@ -69,7 +69,7 @@ def test_seats_are_frozen_while_a_game_runs(four):
     nora, emil, _, _ = four
     table = make_table(nora, [nora, "random", "random", "random"])
     start(table, nora)
-    refused("game_running", service.leave_seat, table.pk, nora)
+    refused("game_running", service.leave_seat, table.pk, emil)  # Emil does not play: nothing to leave
     refused("game_running", service.take_seat, table.pk, 1, emil)
     refused("game_running", service.start_game, table.pk, actor(nora))
 

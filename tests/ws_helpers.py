@@ -65,6 +65,14 @@ class FrameRecorder:
                 return frame
             assert frame["type"] == "state", frame
 
+    async def frame_of(self, kind: str, timeout: float = 5) -> dict[str, Any]:
+        """Receive until a frame of type ``kind`` comes (state frames in between, e.g. presence, are kept)."""
+        while True:
+            frame = await self.receive(timeout)
+            if frame["type"] == kind:
+                return frame
+            assert frame["type"] == "state", frame
+
     async def state(self, predicate=lambda view: True, timeout: float = 10) -> dict[str, Any]:
         """Wait for a state frame whose view satisfies ``predicate``; return the view."""
         latest = next((f["view"] for f in reversed(self.frames) if f["type"] == "state"), None)

@@ -184,6 +184,9 @@ function renderSide(rnd) {
     ["Game score", `N/S ${total[0]} : ${total[1]} E/W`, "game-score"],
     last
       ? ["Last card", h("span", { "data-testid": "last-card" }, cardCode(last.card), ` by ${SEAT_NAMES[last.seat]}`,
+        last.standin ? h("span", { class: "badge badge-standin", "data-testid": "standin-move",
+          title: `${who(last.seat)} was out of time or had left; a stand-in bot played this card` },
+        ` played by the stand-in (${data.standin_label || "bot"})`) : null,
         last.ms !== null && last.ms !== undefined ? `, ${last.ms} ms to decide` : "")]
       : null,
   ]);

@@ -11,6 +11,7 @@ const LINGER_MS = 1300; // how long a completed trick stays on the table before 
 const MIN_LINGER_MS = 600; // ...at least, even when it is your turn to follow a card already led
 const PENDING_TIMEOUT_MS = 6000;
 const TOAST_MS = 8000;
+const RESYNC_GAP_MS = 3000; // at most one resync for missed events in this time
 
 const app = document.getElementById("table-app");
 const $ = (testid) => app.querySelector(`[data-testid="${testid}"]`);
@@ -47,6 +48,9 @@ let shownTrickCards = new Set();
 let infoSignature = null; // the table panel is rebuilt only when what it shows changes
 let timeoutDraft = null; // a bot timeout typed and not yet saved
 let timeoutSaving = null; // a bot timeout sent and not yet confirmed
+let clockOffset = 0; // the server's clock minus ours (ms), for the turn clock
+let lastResync = 0;
+let clockTimer = null;
 
 // -- whose view is this ---------------------------------------------------------
 
@@ -149,8 +153,16 @@ function receive(message) {
   if (invite.receive(message)) return; // the reply to the invite dialog's test or seat request
   if (message.type === "state") {
     if (message.version < version) return; // an older state overtaken by a newer one
+    // Events are numbered: a gap means we missed one. This state is complete, but ask for a fresh
+    // one anyway (at most every few seconds), as the server may have more to tell.
+    const gap = version >= 0 && message.version > version + 1;
     version = message.version;
+    if (typeof message.now === "number") clockOffset = message.now - Date.now();
     applyView(message.view);
+    if (gap && Date.now() - lastResync > RESYNC_GAP_MS) {
+      lastResync = Date.now();
+      send({ type: "resync" });
+    }
   } else if (message.type === "error") {
     clearPending();
     if (message.code === "stale") send({ type: "resync" });
@@ -253,6 +265,7 @@ function render() {
   renderInfo();
   renderResult();
   announceTurn();
+  tickClock();
   if (focusKey) {
     const again = app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
     if (again) again.focus();
@@ -337,7 +350,7 @@ function seatElement(seat, where) {
     "data-seat": seat,
     "data-you": isMe ? "true" : "false",
     "data-to-move": toMove ? "true" : "false",
-    "aria-label": `${SEAT_NAMES[seat]}: ${occupied ? seatName(seat) : "empty seat"}${isMe ? " (you)" : ""}${botFacts(player)}${toMove ? `, ${turnText}` : ""}`,
+    "aria-label": `${SEAT_NAMES[seat]}: ${occupied ? seatName(seat) : "empty seat"}${isMe ? " (you)" : ""}${botFacts(player)}${presenceFacts(player)}${toMove ? `, ${turnText}` : ""}`,
     role: "group",
   });
   const bot = player && player.bot;
@@ -358,7 +371,12 @@ function seatElement(seat, where) {
   el.append(plate);
   const facts = botFactsLine(player);
   if (facts) el.append(facts);
-  if (turnText) el.append(h("span", { class: "turn-flag", "data-testid": "turn-flag" }, turnText));
+  const presence = presenceLine(seat, player);
+  if (presence) el.append(presence);
+  if (turnText) {
+    el.append(h("span", { class: "turn-flag", "data-testid": "turn-flag" }, turnText,
+      clockSeat() === seat ? h("span", { class: "turn-clock", "data-testid": "turn-clock", "data-clock-seat": seat }, ` · ${clockText()}`) : null));
+  }
   if (running() && !(isMe && where === "bottom")) {
     const count = g.hand_sizes[seat];
     el.append(h("span", { class: "backs", "data-testid": "backs", "aria-label": `${count} cards in hand` },
@@ -367,6 +385,63 @@ function seatElement(seat, where) {
   }
   if (!running()) el.append(...seatControls(seat, player));
   return el;
+}
+
+/** Whether the person at `seat` has the table open; null for bots and empty seats. */
+function isOnline(player) {
+  if (!player || !player.player_id) return null;
+  return (view.online || []).includes(player.player_id);
+}
+
+/** A person's presence (online or offline, in words and a dot) and the stand-in bot playing for them. */
+function presenceLine(seat, player) {
+  const online = isOnline(player);
+  if (online === null) return null;
+  const parts = [h("span", { class: `presence ${online ? "presence-on" : "presence-off"}`, "data-testid": "presence",
+    "data-online": String(online) }, h("span", { class: "presence-dot", "aria-hidden": "true" }, online ? "●" : "○"),
+  online ? " online" : " offline")];
+  if (running() && player.standin) {
+    parts.push(h("span", { class: "badge badge-standin", "data-testid": "standin-badge",
+      title: player.standin === "left" ? "Left the game: a bot took the seat" : "Out of time: a bot plays until they are back" },
+    `${player.standin_label || "bot"} plays${player.standin === "left" ? " (left)" : ""}`));
+  }
+  return h("div", { class: "seat-presence" }, parts);
+}
+
+/** The seat whose turn clock runs now, or null. */
+function clockSeat() {
+  const g = game();
+  return running() && g.clock && g.clock.seat !== null && g.clock.seat !== undefined ? g.clock.seat : null;
+}
+
+function clockRemaining() {
+  const g = game();
+  return Math.max(0, Math.ceil((g.clock.deadline - (Date.now() + clockOffset)) / 1000));
+}
+
+function clockText() {
+  const left = clockRemaining();
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+}
+
+/** Tick the countdown once a second while a clock runs (only its text changes). */
+function tickClock() {
+  const running = clockSeat() !== null;
+  if (running && clockTimer === null) {
+    clockTimer = setInterval(() => {
+      if (clockSeat() === null) {
+        clearInterval(clockTimer);
+        clockTimer = null;
+        return;
+      }
+      for (const el of app.querySelectorAll("[data-testid=turn-clock]")) el.textContent = ` · ${clockText()}`;
+      const mine = app.querySelector("[data-testid=my-clock]");
+      if (mine) mine.textContent = clockText();
+    }, 1000);
+  } else if (!running && clockTimer !== null) {
+    clearInterval(clockTimer);
+    clockTimer = null;
+  }
 }
 
 /** A remote bot's host (full URL in the tooltip), and in a game its last answer time and its faults. */
@@ -401,6 +476,14 @@ function botFacts(player) {
     text += `, last answer ${latencyText(player.latency_ms)}`;
   }
   if (running() && player.faults > 0) text += `, ${player.faults} fault${player.faults === 1 ? "" : "s"}`;
+  return text;
+}
+
+function presenceFacts(player) {
+  const online = isOnline(player);
+  if (online === null) return "";
+  let text = online ? ", online" : ", offline";
+  if (running() && player.standin) text += `, ${player.standin_label || "a bot"} plays for them`;
   return text;
 }
 
@@ -501,6 +584,8 @@ function renderCenter() {
   const parts = [];
   if (!running()) {
     parts.push(...lobbyCenter());
+  } else if (myStandin()) {
+    parts.push(awayPanel(myStandin()));
   } else if (g.phase === "trump") {
     const choices = g.legal_trumps || [];
     if (choices.length && !pending) {
@@ -563,7 +648,10 @@ function lobbyCenter() {
       ? "A private game is being played here: only its players see it."
       : "This table is private: its games are shown only to those who played them."));
   }
-  if (g && g.status === "abandoned") parts.push(h("p", { class: "center-note" }, "The last game was abandoned."));
+  if (g && g.status === "abandoned") {
+    parts.push(h("p", { class: "center-note", "data-testid": "abandoned-note" }, "The last game was abandoned",
+      g.abandon_reason ? `: ${g.abandon_reason}.` : "."));
+  }
   if (g && g.status === "finished") parts.push(h("p", { class: "center-note" }, resultHeadline(g)));
   if (view.you.can_manage) {
     parts.push(h("button", {
@@ -593,7 +681,7 @@ function renderHand() {
     return;
   }
   ui.hand.hidden = false;
-  const myTurn = g.player === me && g.phase === "play" && !pending;
+  const myTurn = g.player === me && g.phase === "play" && !pending && !myStandin();
   const legal = new Set(myTurn ? g.legal : []);
   const hand = sortHand(g.hand.filter((c) => !(pending && c === pending.card)), g.trump);
   renderHandNote(g, me, myTurn);
@@ -624,11 +712,35 @@ function renderHand() {
 function renderHandNote(g, me, myTurn) {
   let note = "";
   if (pending) note = "Sending…";
+  else if (myStandin()) note = myStandin() === "left" ? "You left this game." : "A bot is playing for you.";
   else if (myTurn) note = "Your turn: play one of the raised cards.";
   else if (g.player === me && g.phase === "trump") note = "Look at your cards and choose trump.";
   else if (g.player >= 0) note = `Waiting for ${who(g.player)}…`;
-  ui.handNote.textContent = note;
+  const clocked = !pending && !myStandin() && clockSeat() === me;
+  ui.handNote.replaceChildren(note, clocked ? " · " : "",
+    clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "");
   ui.handNote.hidden = !note;
+}
+
+/** "clock" or "left" when a stand-in bot plays the viewer's seat in the running game, else null. */
+function myStandin() {
+  const g = game();
+  const me = view.you.game_seat;
+  if (!running() || me === null || me === undefined) return null;
+  return g.players[me].standin || null;
+}
+
+function awayPanel(kind) {
+  const g = game();
+  const bot = g.players[view.you.game_seat].standin_label || "A bot";
+  if (kind === "left") {
+    return h("div", { class: "away-panel", "data-testid": "away-panel", role: "status" },
+      h("p", { class: "center-note" }, `You left this game: the ${bot} plays your seat to the end.`));
+  }
+  return h("div", { class: "away-panel", "data-testid": "away-panel", role: "status" },
+    h("p", { class: "center-note" }, `Your time ran out, so the ${bot} is playing for you.`),
+    h("button", { type: "button", class: "button button-primary button-large", "data-testid": "back", "data-key": "back",
+      onclick: () => send({ type: "back" }) }, "I'm back"));
 }
 
 function renderLastTrick() {
@@ -723,7 +835,9 @@ function renderInfo() {
   const t = view.table;
   const editable = view.you.can_manage && !running();
   const g = game();
-  const signature = JSON.stringify([t, editable, view.you.can_manage, running(), g && g.id]);
+  const mine = running() ? view.you.game_seat : null;
+  const standin = mine !== null && mine !== undefined ? g.players[mine].standin : null;
+  const signature = JSON.stringify([t, editable, view.you.can_manage, running(), g && g.id, mine, standin]);
   if (signature === infoSignature && ui.info.children.length) return; // keeps a timeout being typed
   infoSignature = signature;
   const items = [h("h2", { class: "panel-title" }, "Table")];
@@ -732,8 +846,18 @@ function renderInfo() {
     h("dt", {}, "Mode"), h("dd", {}, t.mode === "fair" ? `Fair, ${t.round_count} rounds` : `Standard, to ${t.target} points`),
     h("dt", {}, "Multipliers"), h("dd", {}, multipliers),
     h("dt", {}, "Bot timeout"), h("dd", { "data-testid": "bot-timeout" }, `${t.bot_timeout_s} s per answer`),
+    h("dt", {}, "Turn clock"), h("dd", { "data-testid": "turn-clock-option" }, t.turn_clock_s
+      ? `${t.turn_clock_s} s a move, then the ${botLabel(t.standin_bot)} bot plays` : "off"),
     t.creator ? [h("dt", {}, "Opened by"), h("dd", {}, t.creator)] : null));
-  if (editable) items.push(timeoutForm(t));
+  if (editable) items.push(timeoutForm(t), clockForm(t));
+  if (mine !== null && mine !== undefined && g.players[mine].standin !== "left") {
+    items.push(h("button", {
+      type: "button", class: "button button-small button-quiet", "data-testid": "leave-game",
+      onclick: () => {
+        if (window.confirm(`Leave this game? The ${botLabel(g.standin_bot)} bot takes your seat to its end.`)) send({ type: "leave" });
+      },
+    }, "Leave game"));
+  }
   if (running() && view.you.can_manage) {
     items.push(h("button", {
       type: "button", class: "button button-small button-danger", "data-testid": "abandon",
@@ -775,6 +899,27 @@ function timeoutForm(t) {
   h("span", { class: "input-row" }, input,
     h("button", { type: "submit", class: "button button-small", "data-key": "bot-timeout-save", "data-testid": "bot-timeout-save" }, "Save")),
   h("p", { id: "bot-timeout-hint", class: "hint" }, "How long an HSLU bot may think per answer, 1 to 30 s; then a random legal move is played for it."));
+}
+
+/** Change the table's turn clock and stand-in bot (between games). */
+function clockForm(t) {
+  const seconds = h("select", { id: "turn-clock-input", "data-testid": "turn-clock-input", "data-key": "turn-clock-input" },
+    [...new Set([...(view.turn_clocks || [0, 30, 60, 120]), t.turn_clock_s])].map((s) =>
+      h("option", { value: s, selected: s === t.turn_clock_s }, s ? `${s} s` : "Off")));
+  const bot = h("select", { id: "standin-input", "data-testid": "standin-input", "data-key": "standin-input",
+    "aria-label": "Stand-in bot" },
+  view.bots.map((b) => h("option", { value: b.name, selected: b.name === t.standin_bot }, b.label)));
+  return h("form", {
+    class: "timeout-form", "data-testid": "clock-form",
+    onsubmit: (event) => {
+      event.preventDefault();
+      send({ type: "set_turn_clock", seconds: Number(seconds.value), bot: bot.value });
+    },
+  },
+  h("label", { for: "turn-clock-input" }, "Turn clock"),
+  h("span", { class: "input-row" }, seconds, bot,
+    h("button", { type: "submit", class: "button button-small", "data-testid": "clock-save" }, "Save")),
+  h("p", { class: "hint" }, "When a person's time for a move runs out, the stand-in bot plays for them until they are back."));
 }
 
 function resultHeadline(g) {

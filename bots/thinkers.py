@@ -1,0 +1,122 @@
+"""Bot thinking on other machines: Channels workers on the Redis channel layer.
+
+With ``JASSWEB_THINKERS=channels`` a server does not think itself: the driver
+sends each built-in bot's decision to the channel ``bots-think`` of the
+``bots`` channel layer (Channels' classic Redis layer, a queue: each request
+goes to exactly one worker) and awaits the answer on a reply channel of its
+own. Any number of worker processes, on any machine that reaches the Redis,
+serve that channel::
+
+    DJANGO_SETTINGS_MODULE=jassweb.settings REDIS_URL=redis://host:6379/0 \\
+        python manage.py runworker --layer bots bots-think
+
+A request carries only the deciding seat's observation (never another hand),
+the seed and the deadline. An answer that does not come within the deadline
+(or a few seconds, for bots without one) is replaced by the rule bot's move,
+decided here at once, so no table waits for a missing worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from typing import Any
+
+from channels.consumer import SyncConsumer
+from channels.layers import get_channel_layer
+
+from bots import think
+from games.engine import Action
+
+log = logging.getLogger(__name__)
+
+LAYER = "bots"
+CHANNEL = "bots-think"
+GRACE_SECONDS = 1.0  # how long past its deadline an answer may still come
+NO_DEADLINE_SECONDS = 5.0  # the wait for bots that have no time budget (random, rules)
+FALLBACK_BOT = "rules"
+
+
+class RemoteThinkers:
+    """The driver's side: sends decisions to the workers and matches their answers."""
+
+    def __init__(self) -> None:
+        self.layer = None
+        self.reply_channel: str | None = None
+        self._pending: dict[int, asyncio.Future[Action]] = {}
+        self._numbers = itertools.count(1)
+        self._receiver: asyncio.Task[None] | None = None
+        self.fallbacks = 0  # answers that did not come in time
+
+    async def start(self) -> None:
+        self.layer = get_channel_layer(LAYER)
+        if self.layer is None:
+            raise RuntimeError("JASSWEB_THINKERS=channels needs the 'bots' channel layer (set REDIS_URL)")
+        self.reply_channel = await self.layer.new_channel("bot-replies.")
+        self._receiver = asyncio.get_running_loop().create_task(self._receive(), name="thinker-replies")
+
+    async def close(self) -> None:
+        if self._receiver is not None:
+            self._receiver.cancel()
+            await asyncio.gather(self._receiver, return_exceptions=True)
+        for future in self._pending.values():
+            future.cancel()
+
+    async def _receive(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self.reply_channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("receiving thinkers' answers failed; listening again")
+                await asyncio.sleep(0.5)
+                continue
+            future = self._pending.pop(message.get("request"), None)
+            if future is not None and not future.done():
+                future.set_result(Action.from_code(message["code"]))
+
+    async def think(self, turn: Any, deadline: float | None) -> Action:
+        """The move of the built-in bot of ``turn`` (a ``BotTurn``), thought by a worker."""
+        if self.layer is None:
+            await self.start()
+        number = next(self._numbers)
+        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self._pending[number] = future
+        await self.layer.send(
+            CHANNEL,
+            {
+                "type": "bot.think",
+                "request": number,
+                "reply": self.reply_channel,
+                "bot": turn.bot,
+                "observation": think.observation_to_data(turn.observation),
+                "seed": [turn.seed, turn.seq, turn.seat],
+                "deadline": deadline,
+            },
+        )
+        wait = (deadline - time.time() + GRACE_SECONDS) if deadline else NO_DEADLINE_SECONDS
+        try:
+            return await asyncio.wait_for(future, max(0.1, wait))
+        except TimeoutError:
+            self._pending.pop(number, None)
+            self.fallbacks += 1
+            log.warning("no thinker answered for game %s move %s in time; the rule bot moves", turn.game_id, turn.seq)
+            return think.think(FALLBACK_BOT, turn.observation, (turn.seed, turn.seq, turn.seat))
+
+
+class ThinkConsumer(SyncConsumer):
+    """The worker's side (``runworker --layer bots bots-think``): one decision at a time, per process."""
+
+    channel_layer_alias = LAYER
+
+    def bot_think(self, message: dict[str, Any]) -> None:
+        from asgiref.sync import async_to_sync
+
+        obs = think.observation_from_data(message["observation"])
+        action = think.think(message["bot"], obs, tuple(message["seed"]), message.get("deadline"))
+        async_to_sync(self.channel_layer.send)(
+            message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
+        )

@@ -1,0 +1,127 @@
+"""Server processes as workers that hold games: heartbeats, leases, and taking over from a dead worker.
+
+Every process that drives games (a daphne server, ``playgame``) registers a
+``Worker`` row and beats its heartbeat every ``HEARTBEAT_SECONDS``. A running
+game names its driver; the driver's heartbeat is the lease of all its games at
+once, so renewing costs one query per process, whatever the number of games.
+A worker silent for ``LEASE_SECONDS`` is dead: the first live worker to notice
+takes its running games over and drops its connections, so its people show as
+offline. Nothing here scans the running games: a dead worker's games are found
+by their driver column.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import Connection, Game, Worker
+
+HEARTBEAT_SECONDS = 2.0
+LEASE_SECONDS = 10.0
+
+_local_id: str | None = None
+
+
+def local_worker_id() -> str | None:
+    """The worker id of this process, if it drives games (``register`` was called)."""
+    return _local_id
+
+
+def driver_channel(worker_id: str) -> str:
+    """The channel-layer name on which worker ``worker_id`` hears of changes to the games it drives."""
+    return f"jassweb-driver.{worker_id}"
+
+
+def register() -> str:
+    """Register this process as a worker (once per process; again after ``unregister``); return its id."""
+    global _local_id
+    if _local_id is None:
+        worker_id = uuid.uuid4().hex[:20]
+        Worker.objects.create(
+            id=worker_id, host=socket.gethostname()[:100], pid=os.getpid(), heartbeat_at=timezone.now()
+        )
+        _local_id = worker_id
+    return _local_id
+
+
+def unregister() -> None:
+    """Hand this process's games back at once (a clean shutdown): others may take them at their next look."""
+    global _local_id
+    worker_id, _local_id = _local_id, None
+    if worker_id is not None:
+        Game.objects.filter(driver=worker_id, status=Game.RUNNING).update(driver="")
+        Worker.objects.filter(pk=worker_id).delete()
+
+
+def forget_local_id() -> None:
+    """Forget this process's worker id without touching the database (others removed it already)."""
+    global _local_id
+    _local_id = None
+
+
+def heartbeat() -> bool:
+    """Renew this worker's lease on all its games; False if it had been declared dead meanwhile."""
+    if _local_id is None:
+        return False
+    return Worker.objects.filter(pk=_local_id).update(heartbeat_at=timezone.now()) == 1
+
+
+def _alive_workers():
+    return Worker.objects.filter(heartbeat_at__gte=timezone.now() - timedelta(seconds=LEASE_SECONDS)).values("id")
+
+
+def claim(game_id: int) -> bool:
+    """Make this worker the driver of a running game that has none alive; True if it drives it now."""
+    me = register()
+    with transaction.atomic():
+        updated = (
+            Game.objects.filter(pk=game_id, status=Game.RUNNING)
+            .exclude(driver=me)
+            .exclude(driver__in=_alive_workers())
+            .update(driver=me)
+        )
+    return bool(updated) or Game.objects.filter(pk=game_id, status=Game.RUNNING, driver=me).exists()
+
+
+def claim_orphans() -> list[int]:
+    """At start: take over the running games whose driver is gone (an earlier run of this server)."""
+    me = register()
+    candidates = list(
+        Game.objects.filter(status=Game.RUNNING).exclude(driver__in=_alive_workers()).values_list("pk", flat=True)
+    )
+    if candidates:
+        Game.objects.filter(pk__in=candidates).exclude(driver__in=_alive_workers()).update(driver=me)
+    return list(Game.objects.filter(pk__in=candidates, driver=me).values_list("pk", flat=True))
+
+
+def reap() -> tuple[list[int], list[int]]:
+    """Take over the games of dead workers and drop their connections.
+
+    Returns (games now driven by this worker, tables whose presence changed).
+    One small query when nobody died: the workers table has a row per process.
+    """
+    me = register()
+    dead = list(
+        Worker.objects.filter(heartbeat_at__lt=timezone.now() - timedelta(seconds=LEASE_SECONDS))
+        .exclude(pk=me)
+        .values_list("pk", flat=True)
+    )
+    if not dead:
+        return [], []
+    taken: list[int] = []
+    tables: set[int] = set()
+    for worker_id in dead:
+        with transaction.atomic():
+            ids = list(Game.objects.filter(driver=worker_id, status=Game.RUNNING).values_list("pk", flat=True))
+            if ids:
+                Game.objects.filter(pk__in=ids, driver=worker_id).update(driver=me)
+                taken += list(Game.objects.filter(pk__in=ids, driver=me).values_list("pk", flat=True))
+            tables |= set(Connection.objects.filter(worker_id=worker_id).values_list("table_id", flat=True))
+            Worker.objects.filter(pk=worker_id).delete()  # its connections go with it (cascade)
+    return taken, sorted(tables)
