@@ -209,6 +209,7 @@ class Daphne(ServerProcess):
 
     def __init__(self, app: str, env: dict[str, str], timeout: float = 60.0) -> None:
         super().__init__(env, timeout, app)
+        self.command = self.process.args
 
     @property
     def pid(self) -> int:

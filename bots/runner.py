@@ -552,9 +552,10 @@ class Driver:
     def _handle(self, change: service.Change) -> None:
         if change.game_id is None:
             return
-        if change.reason in ("round_over", "finished") and change.round_index is not None:
-            self.spawn(send_game_infos(self._player, change.game_id, change.round_index), f"info-{change.game_id}")
         game = self._games.get(change.game_id)
+        remote_seats = game is None or any(s.remote_url for s in game.info.seats)
+        if change.reason in ("round_over", "finished") and change.round_index is not None and remote_seats:
+            self.spawn(send_game_infos(self._player, change.game_id, change.round_index), f"info-{change.game_id}")
         if game is None:
             if change.reason not in ("finished", "abandoned"):
                 self.wake(change.game_id)

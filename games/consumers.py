@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
@@ -63,7 +64,24 @@ def _table_timeout(table_id: int) -> float:
     return float(Table.objects.filter(pk=table_id).values_list("bot_timeout_s", flat=True).first() or 5)
 
 
-class TableConsumer(AsyncJsonWebsocketConsumer):
+class NoDatabaseDispatch:
+    """Dispatch messages without Channels' ``aclose_old_connections`` before each one.
+
+    Channels hops to the database thread before every message a consumer handles,
+    to close stale connections. Here every database call goes through
+    ``database_sync_to_async``, which does that itself, and a table's events touch
+    no database at all: the hop only queued every watcher's frame behind the moves
+    being written (five hops per move at a table of four).
+    """
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"no handler for message type {message['type']}")
+        await handler(message)
+
+
+class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     """One browser tab at one table: a player in their seat, or a spectator."""
 
     async def connect(self) -> None:
@@ -354,7 +372,7 @@ async def _note_connections_again() -> None:
 runner.rejoin = _note_connections_again
 
 
-class LobbyConsumer(AsyncJsonWebsocketConsumer):
+class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     """The lobby's live list of tables."""
 
     async def connect(self) -> None:

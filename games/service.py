@@ -25,14 +25,14 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from bots.registry import BUILTIN_BOTS
 from bots.remote import AUTO as AUTO_DIALECT
 from bots.remote import DIALECTS, MAX_TIMEOUT, BotUrlError, check_bot_url
-from games import snapshot, states, workers
+from games import fastpath, snapshot, states, workers
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -48,7 +48,7 @@ from games.engine import (
     Action as EngineAction,
 )
 from games.events import Send, publisher
-from games.models import Action, Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.models import Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
 
 log = logging.getLogger(__name__)
 
@@ -487,19 +487,6 @@ class BotReport:
     standin: bool = False  # a stand-in bot's move for a person (their clock ran out, or they left)
 
 
-def _bump_version(table_id: int) -> int:
-    """Lock a table row and bump its event number in one statement; return the new number."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING version",
-            [timezone.now(), table_id],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise ServiceError("no_table", f"there is no table {table_id}")
-    return row[0]
-
-
 def submit(
     game_id: int,
     seat: int,
@@ -528,9 +515,12 @@ def submit(
         if table_id is None:
             raise ServiceError("no_game", f"there is no game {game_id}")
     with transaction.atomic():
-        version = _bump_version(table_id)
-        game = Game.objects.filter(pk=game_id, table_id=table_id).first()
-        if game is None:
+        now = timezone.now()
+        version = fastpath.bump_version(table_id, now)
+        if version is None:
+            raise ServiceError("no_table", f"there is no table {table_id}")
+        game = fastpath.read_game(game_id)
+        if game is None or game.table_id != table_id:
             raise ServiceError("no_game", f"there is no game {game_id} at table {table_id}")
         if game.status != Game.RUNNING:
             raise ServiceError("game_over", f"game {game_id} is {game.status}")
@@ -538,11 +528,11 @@ def submit(
             raise ServiceError(
                 "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
             )
-        seats = list(GameSeat.objects.filter(game_id=game_id).order_by("position"))
+        seats = fastpath.read_seats(game_id)
         game_seat = seats[seat]
         report = report if actor.bot and report else BotReport()
         _check_mover(game_seat, actor, report)
-        state = states.load(game)
+        state = states.peek(game_id, game.seed, game.action_count) or states.load(Game.objects.get(pk=game_id))
         try:
             after = state.apply(seat, action)
         except IllegalActionError as exc:
@@ -551,29 +541,22 @@ def submit(
         except InvalidActionError as exc:
             raise ServiceError("bad_action", str(exc)) from None
         seq = game.action_count
-        now = timezone.now()
-        Action.objects.create(
-            game=game,
-            seq=seq,
-            seat=seat,
-            kind=action.kind,
-            value=action.value,
-            latency_ms=report.latency_ms,
-            standin=report.standin,
-        )
+        fastpath.insert_action(game_id, seq, seat, action.kind, action.value, report.latency_ms, report.standin, now)
         if actor.bot:
             _note_bot_answer(game, game_seat, seq, state, report)
         game.action_count = seq + 1
-        new_round = len(after.rounds) > len(game.deals)
-        if new_round:
-            game.deals = [*game.deals, deal_to_json(after.deal(len(after.rounds) - 1))]
         game.points = list(after.scores)
         game.turn_started_at = now
-        fields = ["action_count", "points", "turn_started_at"] + (["deals"] if new_round else [])
+        fields = ["action_count", "points", "turn_started_at"]
+        if len(after.rounds) > len(state.rounds) and game.mode == STANDARD:
+            # A standard game deals as it goes: store the new round's deal (fair games stored all at the start).
+            dealt = Game.objects.filter(pk=game_id).values_list("deals", flat=True).get()
+            game.deals = [*dealt, deal_to_json(after.deal(len(after.rounds) - 1))]
+            fields.append("deals")
         if after.over:
             game.status, game.winner, game.finished_at = Game.FINISHED, after.winner, now
             fields += ["status", "winner", "finished_at"]
-        game.save(update_fields=fields)
+        fastpath.update_game(game, fields)
         game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:
             reason, ended = "finished", after.round_index
@@ -640,7 +623,7 @@ def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState
         game_seat.remote_dialect = report.dialect
         fields.append("remote_dialect")
     if fields:
-        game_seat.save(update_fields=fields)
+        fastpath.update_seat(game_seat, fields)
 
 
 def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: str, latency_ms: int = 0) -> None:

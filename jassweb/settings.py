@@ -77,7 +77,7 @@ def _database_from_url(url: str) -> dict[str, object]:
     if parsed.scheme not in {"postgres", "postgresql"}:
         raise RuntimeError(f"DATABASE_URL must be a postgres:// URL, got scheme {parsed.scheme!r}")
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "jassweb.backends.postgresql",
         "NAME": unquote(parsed.path.lstrip("/")) or "jassweb",
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
@@ -101,7 +101,7 @@ if os.environ.get("DATABASE_URL"):
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            "ENGINE": "jassweb.backends.sqlite3",
             "NAME": os.environ.get("JASSWEB_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # One connection kept open: Channels runs all database work of a process on one thread,
             # and reopening (with its PRAGMAs) for every call cost a tenth of the server's time.
@@ -116,6 +116,10 @@ else:
             },
         }
     }
+
+# Django's backends with one change: the text of every query is kept (connection.queries) only when
+# this is on, not whenever DEBUG is (jassweb/backends/logging.py says why).
+JASSWEB_LOG_QUERIES = _env_flag("JASSWEB_LOG_QUERIES", False)
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

@@ -10,9 +10,19 @@ lease and plays it to its end.
 
 from __future__ import annotations
 
+import time
+import uuid
+
+import psycopg
+import pytest
+
 from games import workers
 from games.models import Game, GameSeat, Worker
+from tests.bot_servers.counting import CountingBots
+from tests.server_helpers import ServerProcess, migrate
+from tests.services import postgres_database, require_redis
 from tests.table_helpers import make_players, make_table, start
+from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
 
 def test_one_driver_at_a_time_and_a_dead_drivers_games_pass_to_another(db):
@@ -38,3 +48,82 @@ def test_one_driver_at_a_time_and_a_dead_drivers_games_pass_to_another(db):
     assert taken == [game.pk] and Game.objects.get(pk=game.pk).driver == second
     assert not Worker.objects.filter(pk=first).exists()
     assert GameSeat.objects.filter(game=game).count() == 4
+
+
+def _game_row(database_url: str, table_id: int) -> tuple[int, str, str, int]:
+    """(game id, status, driver, moves) of a table's game, straight from PostgreSQL."""
+    with psycopg.connect(database_url) as db:
+        return db.execute(
+            "SELECT id, status, driver, action_count FROM games_game WHERE table_id = %s ORDER BY id DESC LIMIT 1",
+            (table_id,),
+        ).fetchone()
+
+
+def _worker_pid(database_url: str, worker_id: str) -> int | None:
+    with psycopg.connect(database_url) as db:
+        row = db.execute("SELECT pid FROM games_worker WHERE id = %s", (worker_id,)).fetchone()
+    return row[0] if row else None
+
+
+def _wait(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.asyncio
+async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_is_replaced():
+    redis_url = require_redis()
+    with postgres_database() as database_url, CountingBots() as bots:
+        env = {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "JASSWEB_CHANNEL_PREFIX": f"lease-{uuid.uuid4().hex[:8]}",
+            "JASSWEB_BOT_DELAY_MS": "60",
+        }
+        migrate(env)
+        servers = [ServerProcess(env), ServerProcess(env)]
+        try:
+            owner = guest_cookies(servers[0].url, "Olga")
+            table_id = create_live_table(servers[0].url, owner, mode="fair", round_count="6", seat="watch")
+            watchers = [await LiveClient.open(s.url, table_id, owner, f"Olga on {i}") for i, s in enumerate(servers)]
+            for seat in range(4):
+                await watchers[seat % 2].send(
+                    {"type": "add_remote_bot", "seat": seat, "url": bots.url(f"b{seat}"), "name": "", "dialect": "spec"}
+                )
+            await watchers[1].state(lambda v: all(s["kind"] == "remote" for s in v["seats"]))
+            await watchers[1].send({"type": "start"})
+            await watchers[0].state(lambda v: v["game"] is not None and v["game"]["seq"] >= 30, 60)
+
+            # One game, one driver: a worker of one of the two servers, and no request sent twice.
+            _, status, driver, _ = _game_row(database_url, table_id)
+            assert status == "running" and driver
+            pid = _worker_pid(database_url, driver)
+            victim = next(s for s in servers if s.process.pid == pid)
+            survivor = next(s for s in servers if s is not victim)
+            assert bots.duplicates == 0
+
+            # The driver dies in the middle of the game: within its lease the other server drives on.
+            victim.kill()
+            killed_at = time.monotonic()
+            _wait(lambda: _game_row(database_url, table_id)[2] not in ("", driver), 30, "a new driver")
+            took = time.monotonic() - killed_at
+            assert took <= workers.LEASE_SECONDS + 2 * workers.HEARTBEAT_SECONDS + 2, took
+            new_driver = _game_row(database_url, table_id)[2]
+            assert _worker_pid(database_url, new_driver) == survivor.process.pid
+            survivor_watch = watchers[servers.index(survivor)]
+            view = await survivor_watch.state(lambda v: v["game"]["over"], 90)
+            assert view["game"]["status"] == "finished"
+            _, status, _, moves = _game_row(database_url, table_id)
+            assert status == "finished"
+            # At most the one decision in flight when the driver died was asked again.
+            assert bots.duplicates <= 1
+            assert bots.decisions >= moves
+        finally:
+            await close_all_clients()
+            for server in servers:
+                server.stop()

@@ -1,0 +1,176 @@
+"""The statements of a move, written out: the live server's hottest path.
+
+Every move locks and numbers the table's event, reads the game and its seats,
+stores the move and updates the game. Through the ORM each of these cost about
+0.45 ms of query building here, against 0.03 ms for the statement itself on
+SQLite, so a move cost 4 ms of a process's single database thread. These
+functions issue the same statements directly (parameterised, portable between
+SQLite and PostgreSQL, values adapted by the model fields themselves) and
+return ordinary model instances, so the rest of the service does not notice.
+Everything that is not on the path of every move stays on the ORM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+
+from games.models import Action, Game, GameSeat, Table, seat_kind
+
+_GAME_COLUMNS = (
+    "table_id",
+    "status",
+    "action_count",
+    "seed",
+    "mode",
+    "target",
+    "round_count",
+    "multipliers",
+    "turn_clock_s",
+    "standin_bot",
+    "abandon_reason",
+    "driver",
+    "turn_started_at",
+    "created_at",
+)
+_SEAT_COLUMNS = (
+    "id",
+    "position",
+    "player_id",
+    "bot",
+    "remote_url",
+    "remote_dialect",
+    "name",
+    "last_latency_ms",
+    "fault_count",
+    "standin",
+)
+
+
+def _converters(model, names: tuple[str, ...]):
+    """For each column, how the model's field reads its value (JSON decoded, datetimes made aware), or None."""
+    result = []
+    for name in names:
+        field = model._meta.get_field(name)
+        internal = field.get_internal_type()
+        if internal == "JSONField":
+            result.append(lambda value, field=field: field.from_db_value(value, None, connection))
+        elif internal == "DateTimeField" and connection.vendor == "sqlite":
+            result.append(lambda value: connection.ops.convert_datetimefield_value(value, None, connection))
+        else:
+            result.append(None)
+    return tuple(result)
+
+
+_game_converters = None
+
+
+def _read(names: tuple[str, ...], row: tuple[Any, ...], converters) -> dict[str, Any]:
+    return {
+        name: value if convert is None or value is None else convert(value)
+        for name, value, convert in zip(names, row, converters, strict=True)
+    }
+
+
+@dataclass(slots=True)
+class SeatRow:
+    """A game seat as the move path reads it (duck-types ``GameSeat`` for the views)."""
+
+    id: int
+    position: int
+    player_id: int | None
+    bot: str
+    remote_url: str
+    remote_dialect: str
+    name: str
+    last_latency_ms: int | None
+    fault_count: int
+    standin: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+    @property
+    def kind(self) -> str:
+        return seat_kind(self)
+
+
+def bump_version(table_id: int, now: datetime) -> int | None:
+    """Lock a table row and bump its event number in one statement; the new number, or None (no table)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING version",
+            [connection.ops.adapt_datetimefield_value(now), table_id],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def read_game(game_id: int) -> Game | None:
+    """A game without its deals and fair schedule (read those with the ORM where they are needed)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(_column(Game, c) for c in _GAME_COLUMNS)} FROM {Game._meta.db_table} WHERE id = %s",
+            [game_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    global _game_converters
+    if _game_converters is None:
+        _game_converters = _converters(Game, _GAME_COLUMNS)
+    game = Game(id=game_id, **_read(_GAME_COLUMNS, row, _game_converters))
+    game._state.adding = False
+    return game
+
+
+def read_seats(game_id: int) -> list[SeatRow]:
+    """A game's four seats, in position order."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(_column(GameSeat, c) for c in _SEAT_COLUMNS)} FROM {GameSeat._meta.db_table}"
+            " WHERE game_id = %s ORDER BY position",
+            [game_id],
+        )
+        rows = cursor.fetchall()
+    return [SeatRow(*row) for row in rows]
+
+
+def insert_action(game_id: int, seq: int, seat: int, kind: str, value: int, latency_ms, standin: bool, now) -> None:
+    """Store a move (the unique (game, seq) constraint refuses a second one at the same place)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {Action._meta.db_table} (game_id, seq, seat, kind, value, latency_ms, standin, created_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            [game_id, seq, seat, kind, value, latency_ms, standin, connection.ops.adapt_datetimefield_value(now)],
+        )
+
+
+def update_game(game: Game, fields: list[str]) -> None:
+    """Write these fields of ``game`` (values adapted by their model fields)."""
+    sets, params = [], []
+    for name in fields:
+        field = Game._meta.get_field(name)
+        sets.append(f"{field.column} = %s")
+        params.append(field.get_db_prep_save(getattr(game, field.attname), connection))
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {Game._meta.db_table} SET {', '.join(sets)} WHERE id = %s", [*params, game.pk])
+
+
+def update_seat(seat: SeatRow, fields: list[str]) -> None:
+    """Write these fields of a game seat."""
+    sets, params = [], []
+    for name in fields:
+        field = GameSeat._meta.get_field(name)
+        sets.append(f"{field.column} = %s")
+        params.append(field.get_db_prep_save(getattr(seat, field.attname), connection))
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {GameSeat._meta.db_table} SET {', '.join(sets)} WHERE id = %s", [*params, seat.pk])
+
+
+def _column(model, name: str) -> str:
+    return model._meta.get_field(name).column
