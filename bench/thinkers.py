@@ -147,11 +147,11 @@ async def channels(decisions: list[BotTurn], concurrency: int, workers: int):
 
 
 async def celery(decisions: list[BotTurn], concurrency: int, workers: int, broker: str, backend: str):
-    env = {"CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend}
-    os.environ.update(env)
-    from bench.celery_thinkers import app, think_task
+    from celery import Celery
 
-    app.conf.broker_url, app.conf.result_backend = broker, backend
+    env = {"CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": backend}
+    client = Celery("jassweb-bench-client", broker=broker, backend=backend)  # an app per broker: none is reused
+    client.conf.update(task_serializer="json", result_serializer="json", accept_content=["json"])
     name = f"bench-{uuid.uuid4().hex[:6]}@%h"
     command = [
         sys.executable, "-m", "celery", "-A", "bench.celery_thinkers", "worker",
@@ -163,7 +163,8 @@ async def celery(decisions: list[BotTurn], concurrency: int, workers: int, broke
 
     def blocking(turn: BotTurn) -> int:
         data = think.observation_to_data(turn.observation)
-        return think_task.delay(turn.bot, data, [turn.seed, turn.seq, turn.seat], None).get(timeout=10)
+        result = client.send_task("think", args=[turn.bot, data, [turn.seed, turn.seq, turn.seat], None])
+        return result.get(timeout=10)
 
     try:
         deadline = time.monotonic() + 30

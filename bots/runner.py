@@ -445,6 +445,8 @@ class Driver:
                 return
             self._loop = loop
             self._games, self._taking = {}, {}
+            # Tasks of an earlier event loop (a test's, never stopped) died with it: never wait for them.
+            self._background = {t for t in self._background if t.get_loop() is loop}
             self._player = BotPlayer(remote.new_client(), processes=True, thinkers=_thinkers())
         publisher.attach()
         service.add_listener(self._on_change)
@@ -463,9 +465,10 @@ class Driver:
             player, self._player, self._loop = self._player, None, None
         for game in games:
             game._cancel_timers()
+        loop = asyncio.get_running_loop()
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(t for t in tasks if t.get_loop() is loop), return_exceptions=True)
         if player is not None:
             await player.client.aclose()
             if player.thinkers is not None:

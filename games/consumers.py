@@ -11,12 +11,14 @@ gets a fresh state at once and may ask again with ``resync``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
 from dataclasses import asdict
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -80,6 +82,11 @@ class NoDatabaseDispatch:
             raise ValueError(f"no handler for message type {message['type']}")
         await handler(message)
 
+    async def send(self, *args: Any, **kwargs: Any) -> None:
+        """Send a frame; a socket that closed meanwhile gets nothing (its disconnect is handled next)."""
+        with contextlib.suppress(Disconnected):
+            await super().send(*args, **kwargs)
+
 
 class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     """One browser tab at one table: a player in their seat, or a spectator."""
@@ -92,23 +99,25 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.probe: asyncio.Task[None] | None = None
         self.probe_times: list[float] = []
         self.noted = False  # this connection is noted for presence
-        if not await database_sync_to_async(Table.objects.filter(pk=self.table_id, imported=False).exists)():
-            await self.close(code=4404)
-            return
-        self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
-        self.player_id = self.player.pk if self.player else None
-        self.player_name = self.player.name if self.player else None
-        runner.ensure_started()
-        # Subscribe before reading the state, so that no event falls between the two.
+        # Subscribe before reading the state, so that no event falls between the two; then one trip to the
+        # database (a busy server's database thread is a queue) for the table, the person, and their presence.
         self.group = f"table.{self.table_id}"
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
-        await self.resync()
+        opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
+        if opened is None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.close(code=4404)
+            return
+        self.player, self.public = opened
+        self.player_id = self.player.pk if self.player else None
+        self.player_name = self.player.name if self.player else None
+        self.noted = self.player is not None
         _live.add(self)
-        if self.player_id is not None:
-            await database_sync_to_async(service.connect)(self.table_id, self.player_id, self.channel_name)
-            self.noted = True
-        meta = self.public.game_meta if self.public else None
+        runner.ensure_started()
+        await self.accept()
+        self.version = self.public.version
+        await self.send_public(self.public)
+        meta = self.public.game_meta
         if meta is not None and meta["status"] == Game.RUNNING:
             runner.wake(meta["id"])  # a game that lost its driver (a restart) is driven again
 
@@ -358,6 +367,17 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 _live: set[TableConsumer] = set()
 
 
+def _open(table_id: int, scope: dict[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
+    """A new connection: the table (None if there is none to play at), who connects, noted as online."""
+    if not Table.objects.filter(pk=table_id, imported=False).exists():
+        return None
+    player = player_for_scope(scope)
+    if player is not None:
+        service.connect(table_id, player.pk, channel_name)
+    public = snapshot.load_public(table_id)
+    return None if public is None else (player, public)
+
+
 def _load_state(game_id: int, seq: int):
     return states.load(Game.objects.get(pk=game_id), seq)
 
@@ -373,24 +393,65 @@ runner.rejoin = _note_connections_again
 
 
 class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
-    """The lobby's live list of tables."""
+    """The lobby's live list of tables: rendered once per burst of changes for all its watchers."""
 
     async def connect(self) -> None:
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         await self.channel_layer.group_add("lobby", self.channel_name)
         await self.accept()
-        await self.send_tables()
+        _lobby_watchers.add(self)
+        tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
+        await self.send_json({"type": "tables", "tables": tables})
         runner.ensure_started()
 
     async def disconnect(self, code: int) -> None:
+        _lobby_watchers.discard(self)
         await self.channel_layer.group_discard("lobby", self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         await self.send_json({"type": "error", "code": "read_only", "message": "the lobby only sends table lists"})
 
     async def lobby_event(self, event: dict[str, Any]) -> None:
-        await self.send_tables()
+        _lobby_render.request()
 
-    async def send_tables(self) -> None:
-        tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
-        await self.send_json({"type": "tables", "tables": tables})
+
+_lobby_watchers: set[LobbyConsumer] = set()
+
+
+class LobbyRender:
+    """Renders the lobby once for all its watchers in this process, at most every ``PAUSE`` seconds.
+
+    Every watcher hears every lobby event; the first one asks for a render, which
+    waits a moment so that a burst of changes (tables filling up, games starting)
+    costs one, then sends each watcher the public list, or their own merged list.
+    """
+
+    PAUSE = 0.25
+
+    def __init__(self) -> None:
+        self._pending: asyncio.Task[None] | None = None
+
+    def request(self) -> None:
+        loop = asyncio.get_running_loop()
+        pending = self._pending
+        if pending is None or pending.done() or pending.get_loop() is not loop:
+            self._pending = loop.create_task(self._render(), name="lobby-render")
+
+    async def _render(self) -> None:
+        await asyncio.sleep(self.PAUSE)
+        watchers = list(_lobby_watchers)
+        if not watchers:
+            return
+        viewers = {w.player.pk for w in watchers if w.player is not None}
+        public, personal = await database_sync_to_async(snapshot.lobby_lists)(viewers)
+        shared = json.dumps({"type": "tables", "tables": public})
+        for watcher in watchers:
+            mine = personal.get(watcher.player.pk) if watcher.player is not None else None
+            text = shared if mine is None else json.dumps({"type": "tables", "tables": mine})
+            try:
+                await watcher.send(text_data=text)
+            except Exception:  # one watcher's failure must not keep the list from the others
+                log.exception("sending the lobby to %s failed", watcher.channel_name)
+
+
+_lobby_render = LobbyRender()

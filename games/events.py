@@ -60,8 +60,8 @@ class Publisher:
         with self._lock:
             queue, task = self._queue, self._task
             self._loop, self._queue, self._task = None, None, None
-        if task is None or queue is None:
-            return
+        if task is None or queue is None or task.get_loop() is not asyncio.get_running_loop():
+            return  # nothing attached, or attached to an event loop that is gone
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         while not queue.empty():

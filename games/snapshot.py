@@ -382,19 +382,46 @@ def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str
 
     Private tables are listed only for their creator and the players seated there.
     """
-    newest_game = Game.objects.filter(table=OuterRef("pk")).order_by("-created_at", "-pk").values("pk")[:1]
     listed = Q(private=False)
     if viewer is not None:
         listed |= Q(created_by=viewer) | Q(seats__player=viewer)
-    tables = list(
-        Table.objects.filter(listed, imported=False)
-        .distinct()
+    return _lobby_rows(Table.objects.filter(listed, imported=False), limit)
+
+
+def lobby_lists(viewer_ids: set[int], limit: int = 50) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """The lobby for many viewers at once, in a fixed number of queries whatever their number.
+
+    Returns the public tables, and for each viewer with private tables of their own (created or seated
+    at) the list they see: both merged, most recently active first.
+    """
+    public = _lobby_rows(Table.objects.filter(private=False, imported=False), limit)
+    if not viewer_ids:
+        return public, {}
+    private = _lobby_rows(
+        Table.objects.filter(
+            Q(created_by__in=viewer_ids) | Q(seats__player__in=viewer_ids), private=True, imported=False
+        ),
+        None,
+    )
+    personal: dict[int, list[dict[str, Any]]] = {}
+    for row in private:
+        for viewer in row["managers"]:
+            if viewer in viewer_ids:
+                personal.setdefault(viewer, []).append(row)
+    for viewer, rows in personal.items():
+        personal[viewer] = sorted(public + rows, key=lambda r: r["updated"], reverse=True)[:limit]
+    return public, personal
+
+
+def _lobby_rows(tables_query, limit: int | None) -> list[dict[str, Any]]:
+    newest_game = Game.objects.filter(table=OuterRef("pk")).order_by("-created_at", "-pk").values("pk")[:1]
+    query = (
+        tables_query.distinct()
         .order_by("-updated_at")
         .annotate(current_game_id=Subquery(newest_game))
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")))[
-            :limit
-        ]
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")))
     )
+    tables = list(query[:limit] if limit else query)
     games = Game.objects.in_bulk([t.current_game_id for t in tables if t.current_game_id])
     result = []
     for table in tables:
@@ -409,6 +436,7 @@ def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str
                 "status": game.status if game else "waiting",
                 "points": game.points if game else None,
                 "game": game.pk if game else None,
+                "updated": table.updated_at.isoformat(),
             }
         )
     return result

@@ -71,8 +71,9 @@ def test_a_closed_tab_goes_offline_the_stand_in_plays_and_the_person_comes_back(
 
     beat = open_page()
     become_guest(beat, "Beat")
-    beat.goto(f"/tables/{table_id}/")
-    beat.get_by_test_id("sit-1").click()
+    lobby_table = beat.locator(f"[data-testid=lobby-table][data-table-id='{table_id}']")
+    lobby_table.get_by_role("button", name="Sit here: East at Clocked table").click()
+    beat.wait_for_url(f"**/tables/{table_id}/")
     expect(table_seat(anna, 1)).to_contain_text("Beat")
     expect(table_seat(anna, 1).get_by_test_id("presence")).to_have_attribute("data-online", "true")
     add_bots(anna, [0, 3], bot="rules")

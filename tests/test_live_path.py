@@ -241,3 +241,33 @@ async def test_stand_in_moves_are_in_the_record_survive_import_and_show_in_the_r
             seq += decisions + len(rnd["cards"])
         assert marked == stood_in
         assert data["standin_label"] == "Rule-based bot"
+
+
+async def _lobby_statements(watchers: int) -> list[str]:
+    """Open ``watchers`` lobbies, change a table, count the statements until every lobby has the news."""
+    from channels.testing import WebsocketCommunicator
+
+    from jassweb.asgi import application
+    from tests.ws_helpers import ORIGIN, session_cookie
+
+    players = await sync_to_async(make_players)(tuple(f"L{watchers}-{i}" for i in range(watchers)))
+    lobbies = []
+    for player in players:
+        lobby = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN, await session_cookie(player)])
+        assert (await lobby.connect())[0]
+        assert (await lobby.receive_json_from(5))["type"] == "tables"
+        lobbies.append(lobby)
+    with StatementCounter() as counter:
+        table = await sync_to_async(service.create_table)(players[0], name=f"News for {watchers}")
+        for lobby in lobbies:
+            tables = (await lobby.receive_json_from(5))["tables"]
+            assert table.pk in [t["id"] for t in tables]
+    for lobby in lobbies:
+        await lobby.disconnect()
+    return counter.game_statements()
+
+
+async def test_the_lobby_is_rendered_once_for_all_its_watchers(stop_runner):
+    one = await _lobby_statements(1)
+    many = await _lobby_statements(12)
+    assert len(one) == len(many), (one, many)
