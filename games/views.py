@@ -183,6 +183,8 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "seat_names": SEAT_NAMES,
             "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
             "player": player,
+            "standins": game.actions.filter(standin=True).count(),
+            "standin_label": snapshot.bot_label(game.standin_bot),
         },
     )
 

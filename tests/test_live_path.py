@@ -222,6 +222,12 @@ async def test_stand_in_moves_are_in_the_record_survive_import_and_show_in_the_r
     assert stood_in and all(m["seat"] == 0 for m in record["standin_moves"])
     assert record["standin_bot"] == "rules" and record["abandon_reason"] == "abandoned by a player"
 
+    from django.test import Client as PageClient
+
+    page = await sync_to_async(lambda: PageClient().get(f"/games/{game_id}/").content.decode())()
+    assert "Abandoned: abandoned by a player." in page
+    assert f"{len(stood_in)} move{'s' if len(stood_in) != 1 else ''} made by the stand-in Rule-based bot" in page
+
     imported = await sync_to_async(records.import_record)(json.loads(json.dumps(record)))
     assert (
         await sync_to_async(
