@@ -106,6 +106,7 @@ def open_table(page: Page, name: str, *, target: int = 1000, seat: str = "2", bo
     form.get_by_role("button", name="Open table").click()
     page.wait_for_url("**/tables/*/")
     expect(page.get_by_test_id("table-app")).to_be_visible()
+    expect(page.get_by_test_id("table-app")).to_have_attribute("data-socket", "open")
     return int(page.url.rstrip("/").rsplit("/", 1)[1])
 
 

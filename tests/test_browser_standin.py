@@ -64,10 +64,9 @@ def test_a_closed_tab_goes_offline_the_stand_in_plays_and_the_person_comes_back(
     become_guest(anna, "Anna")
     table_id = open_table(anna, "Clocked table", target=300)
 
-    # A short clock, chosen at the table before the game.
+    # A short clock, chosen at the table before the game; the choice outlives a redraw (Beat sits
+    # down meanwhile) until it is saved.
     anna.get_by_test_id("turn-clock-input").select_option(str(CLOCK))
-    anna.get_by_test_id("clock-save").click()
-    expect(anna.get_by_test_id("turn-clock-option")).to_contain_text(f"{CLOCK} s a move")
 
     beat = open_page()
     become_guest(beat, "Beat")
@@ -75,6 +74,10 @@ def test_a_closed_tab_goes_offline_the_stand_in_plays_and_the_person_comes_back(
     lobby_table.get_by_role("button", name="Sit here: East at Clocked table").click()
     beat.wait_for_url(f"**/tables/{table_id}/")
     expect(table_seat(anna, 1)).to_contain_text("Beat")
+    expect(anna.get_by_test_id("turn-clock-input")).to_have_value(str(CLOCK))
+    anna.get_by_test_id("clock-save").click()
+    expect(anna.get_by_test_id("turn-clock-option")).to_contain_text(f"{CLOCK} s a move")
+    expect(beat.get_by_test_id("turn-clock-option")).to_contain_text(f"{CLOCK} s a move")
     expect(table_seat(anna, 1).get_by_test_id("presence")).to_have_attribute("data-online", "true")
     add_bots(anna, [0, 3], bot="rules")
     start_game(anna)

@@ -47,6 +47,8 @@ let lastAnnouncedTurn = null;
 let shownTrickCards = new Set();
 let infoSignature = null; // the table panel is rebuilt only when what it shows changes
 let timeoutDraft = null; // a bot timeout typed and not yet saved
+let clockDraft = null; // { seconds, bot }: a turn clock chosen and not yet saved (kept across renders)
+let clockSaving = null; // the clock sent, until the table shows it
 let timeoutSaving = null; // a bot timeout sent and not yet confirmed
 let clockOffset = 0; // the server's clock minus ours (ms), for the turn clock
 let lastResync = 0;
@@ -127,6 +129,7 @@ function trickKey(v) {
 const socket = new ReconnectingSocket(app.dataset.socketPath, {
   onMessage: receive,
   onStatus: (status) => {
+    app.dataset.socket = status; // "open" | "reconnecting" | "closed" (tests wait on it)
     ui.connection.hidden = status === "open";
     ui.connection.lastChild.textContent = status === "closed" ? " Disconnected" : " Reconnecting…";
   },
@@ -183,6 +186,11 @@ function applyView(next) {
     timeoutSaving = null;
     timeoutDraft = null;
     announce(`Bot timeout set to ${view.table.bot_timeout_s} seconds.`);
+  }
+  if (clockSaving && clockSaving.seconds === view.table.turn_clock_s && clockSaving.bot === view.table.standin_bot) {
+    clockSaving = null;
+    clockDraft = null;
+    announce(view.table.turn_clock_s ? `Turn clock set to ${view.table.turn_clock_s} seconds a move.` : "Turn clock off.");
   }
   completedKey = trickKey(view);
   if (pending && (!view.game || view.game.seq !== pending.seq)) clearPending();
@@ -903,17 +911,26 @@ function timeoutForm(t) {
 
 /** Change the table's turn clock and stand-in bot (between games). */
 function clockForm(t) {
-  const seconds = h("select", { id: "turn-clock-input", "data-testid": "turn-clock-input", "data-key": "turn-clock-input" },
-    [...new Set([...(view.turn_clocks || [0, 30, 60, 120]), t.turn_clock_s])].map((s) =>
-      h("option", { value: s, selected: s === t.turn_clock_s }, s ? `${s} s` : "Off")));
+  const chosen = clockDraft || { seconds: t.turn_clock_s, bot: t.standin_bot };
+  const remember = () => { clockDraft = { seconds: Number(seconds.value), bot: bot.value }; };
+  const seconds = h("select", { id: "turn-clock-input", "data-testid": "turn-clock-input", "data-key": "turn-clock-input",
+    onchange: remember },
+  [...new Set([...(view.turn_clocks || [0, 30, 60, 120]), t.turn_clock_s])].map((s) =>
+    h("option", { value: s, selected: s === chosen.seconds }, s ? `${s} s` : "Off")));
   const bot = h("select", { id: "standin-input", "data-testid": "standin-input", "data-key": "standin-input",
-    "aria-label": "Stand-in bot" },
-  view.bots.map((b) => h("option", { value: b.name, selected: b.name === t.standin_bot }, b.label)));
+    "aria-label": "Stand-in bot", onchange: remember },
+  view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, b.label)));
   return h("form", {
     class: "timeout-form", "data-testid": "clock-form",
     onsubmit: (event) => {
       event.preventDefault();
-      send({ type: "set_turn_clock", seconds: Number(seconds.value), bot: bot.value });
+      const wanted = { seconds: Number(seconds.value), bot: bot.value };
+      if (wanted.seconds === view.table.turn_clock_s && wanted.bot === view.table.standin_bot) {
+        clockDraft = null;
+        announce("The turn clock is already set so.");
+        return;
+      }
+      if (send({ type: "set_turn_clock", ...wanted })) clockSaving = wanted;
     },
   },
   h("label", { for: "turn-clock-input" }, "Turn clock"),
