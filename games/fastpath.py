@@ -152,24 +152,23 @@ def insert_action(game_id: int, seq: int, seat: int, kind: str, value: int, late
 
 def update_game(game: Game, fields: list[str]) -> None:
     """Write these fields of ``game`` (values adapted by their model fields)."""
-    sets, params = [], []
-    for name in fields:
-        field = Game._meta.get_field(name)
-        sets.append(f"{field.column} = %s")
-        params.append(field.get_db_prep_save(getattr(game, field.attname), connection))
-    with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {Game._meta.db_table} SET {', '.join(sets)} WHERE id = %s", [*params, game.pk])
+    _update_row(Game, game, fields)
 
 
 def update_seat(seat: SeatRow, fields: list[str]) -> None:
     """Write these fields of a game seat."""
+    _update_row(GameSeat, seat, fields)
+
+
+def _update_row(model, row, fields: list[str]) -> None:
+    """``UPDATE`` one row of ``model`` by its ``pk``: these fields, adapted by the model's fields."""
     sets, params = [], []
     for name in fields:
-        field = GameSeat._meta.get_field(name)
+        field = model._meta.get_field(name)
         sets.append(f"{field.column} = %s")
-        params.append(field.get_db_prep_save(getattr(seat, field.attname), connection))
+        params.append(field.get_db_prep_save(getattr(row, field.attname), connection))
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {GameSeat._meta.db_table} SET {', '.join(sets)} WHERE id = %s", [*params, seat.pk])
+        cursor.execute(f"UPDATE {model._meta.db_table} SET {', '.join(sets)} WHERE id = %s", [*params, row.pk])
 
 
 def _column(model, name: str) -> str:

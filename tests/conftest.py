@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+import pytest_asyncio
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
@@ -39,3 +40,14 @@ def _fresh_state_cache():
     forget_cached_states()
     workers.forget_local_id()  # each test's database starts without workers
     yield
+
+
+@pytest_asyncio.fixture
+async def stop_runner():
+    """After a test of websockets in this process: close its clients and stop the bot driver."""
+    yield
+    from bots.runner import runner
+    from tests.ws_helpers import close_all_clients
+
+    await close_all_clients()
+    await runner.stop()

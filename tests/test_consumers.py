@@ -7,26 +7,17 @@ import json
 import random
 
 import pytest
-import pytest_asyncio
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from bots.runner import runner
 from games import service
 from games.engine import CARD_CODES, GameState, codes_of
 from games.models import Action as ActionRow
 from games.models import Game, Table
 from tests.table_helpers import make_players, make_table, start
-from tests.ws_helpers import ORIGIN, Client, close_all_clients
+from tests.ws_helpers import ORIGIN, Client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.usefixtures("redis_layer")]
-
-
-@pytest_asyncio.fixture
-async def stop_runner():
-    yield
-    await close_all_clients()
-    await runner.stop()
 
 
 def ground_truth(game_id: int, seq: int) -> GameState:

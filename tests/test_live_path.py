@@ -14,11 +14,9 @@ import random
 import threading
 
 import pytest
-import pytest_asyncio
 from asgiref.sync import sync_to_async
 from django.db.backends.utils import CursorWrapper
 
-from bots.runner import runner
 from games import records, service
 from games.models import Action, Game, Seat
 from games.replay import replay_data
@@ -26,13 +24,6 @@ from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import Client, close_all_clients
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.usefixtures("redis_layer")]
-
-
-@pytest_asyncio.fixture
-async def stop_runner():
-    yield
-    await close_all_clients()
-    await runner.stop()
 
 
 class StatementCounter:
