@@ -357,12 +357,12 @@ class ProbeResult:
     fault_kind: str | None = None
 
 
-async def probe_bot(url: str, dialect: str, timeout: float, seed: int = 0) -> ProbeResult:
-    """Send a bot a real trump request (a random deal, the bot as forehand) and report its answer."""
+async def probe_bot(url: str, dialect: str, timeout: float, seat: int = 2, seed: int = 0) -> ProbeResult:
+    """Send a bot a real trump request (a random deal, the bot forehand at ``seat``) and report its answer."""
     url = check_bot_url(url)
     rng = np.random.default_rng(seed)
     deal = random_deal(random.Random(seed))
-    state = RoundState.deal(deal, dealer=3)  # South is forehand
+    state = RoundState.deal(deal, dealer=(seat + 1) % 4)  # the dealer's next seat is forehand
     obs = state.observation(state.player)
     async with new_client() as client:
         answer = await ask_bot(client, url, dialect, obs, "SCHIEBER", timeout, rng)

@@ -211,6 +211,9 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         url, dialect = _text_field(content, "url"), content.get("dialect", AUTO)
         if dialect not in DIALECTS:
             raise ServiceError("bad_message", f"'dialect' is one of {', '.join(DIALECTS)}")
+        seat = _int_field(content, "seat") if "seat" in content else 2  # the seat the bot is invited to
+        if not 0 <= seat <= 3:
+            raise ServiceError("bad_message", "'seat' is 0 (North) to 3 (West)")
         if not await database_sync_to_async(service.may_manage)(self.table_id, self._actor()):
             raise ServiceError("not_allowed", "only the table's creator or a seated player can test bots")
         if self.probe is not None and not self.probe.done():
@@ -222,11 +225,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await _guard(url)
         self.probe_times.append(now)
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
-        self.probe = asyncio.create_task(self._probe(url, dialect, timeout, content.get("id")))
+        self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
 
-    async def _probe(self, url: str, dialect: str, timeout: float, ref: object) -> None:
+    async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
         try:
-            result = await probe_bot(url, dialect, timeout)
+            result = await probe_bot(url, dialect, timeout, seat)
             await self.send_json({"type": "bot_test", "id": ref, **asdict(result)})
         except Exception:
             log.exception("table %s: testing bot %s failed", self.table_id, url)

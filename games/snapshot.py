@@ -23,7 +23,19 @@ from django.db.models import OuterRef, Prefetch, Q, Subquery
 
 from bots.registry import BUILTIN_BOTS, bot_choices
 from games import states
-from games.engine import CARD_CODES, FAIR, PUSH, TRUMPS, GameState, RoundState, Trick, codes_of, team_of
+from games.engine import (
+    CARD_CODES,
+    FAIR,
+    PUSH,
+    TRUMPS,
+    GameState,
+    RoundState,
+    Trick,
+    codes_of,
+    iter_cards,
+    team_of,
+    why_not,
+)
 from games.models import Connection, Fault, Game, GameSeat, Player, Seat, Table
 
 
@@ -198,9 +210,16 @@ def private_part(state: GameState, seat: int) -> str:
     rnd = state.current
     obs = rnd.observation(seat)
     my_turn = not state.over and rnd.player == seat
-    legal = codes_of(obs.legal_mask()) if my_turn and rnd.trump >= 0 else []
+    legal_mask = obs.legal_mask() if my_turn and rnd.trump >= 0 else 0
+    legal = codes_of(legal_mask)
+    # Why each other card may not be played now, in words, for a click on a greyed card.
+    refused = obs.hand & ~legal_mask if legal_mask else 0
+    why = {CARD_CODES[c]: why_not(obs.hand, rnd.trick, rnd.trump, c) for c in iter_cards(refused)}
     legal_trumps = [a.value for a in obs.legal_actions() if not a.is_card] if my_turn else []
-    return f',"hand":{_dumps(codes_of(obs.hand))},"legal":{_dumps(legal)},"legal_trumps":{_dumps(legal_trumps)}'
+    return (
+        f',"hand":{_dumps(codes_of(obs.hand))},"legal":{_dumps(legal)},"why_not":{_dumps(why)}'
+        f',"legal_trumps":{_dumps(legal_trumps)}'
+    )
 
 
 # -- the public table ------------------------------------------------------------------------------

@@ -410,6 +410,14 @@ async def test_only_managers_test_bots_and_the_test_runs_beside_the_connection()
             result = await owner.frame_of("bot_test", timeout=5)
             assert result["type"] == "bot_test" and result["id"] == "t1" and result["ok"]
             assert result["dialect"] == "spec" and result["latency_ms"] >= 1500
+            # The bot is asked as the seat it is invited to, and the answer says so.
+            for seat, name in ((0, "North"), (3, "West")):
+                await owner.send({"type": "test_bot", "url": bots.url("ok"), "seat": seat, "id": f"s{seat}"})
+                result = await owner.frame_of("bot_test", timeout=5)
+                assert result["ok"] and f"asked as {name}, forehand" in result["answer"], result
+                assert bots.players[-1] == seat
+            bad = await owner.error({"type": "test_bot", "url": bots.url("ok"), "seat": 4, "id": "s4"})
+            assert bad["code"] == "bad_message" and "'seat'" in bad["message"]
         finally:
             await close_all_clients()
             await runner.stop()

@@ -150,3 +150,39 @@ def test_docstring_examples_hold():
     from games.engine import rules
 
     assert doctest.testmod(rules).failed == 0
+
+
+def why(hand: str, trick: str, trump: int) -> dict[str, str]:
+    """The reason given for every card of ``hand`` that may not be played on ``trick``."""
+    from games.engine import CARD_CODES, mask_of, why_not
+
+    mask, allowed = mask_of(ids(hand)), legal(hand, trick, trump)
+    return {CARD_CODES[c]: why_not(mask, ids(trick), trump, c) for c in ids(hand) if CARD_CODES[c] not in allowed}
+
+
+def test_a_refused_card_says_why_in_a_players_words():
+    assert why("HA S6 C7", "S9", HEARTS) == {"C7": "You must follow ♠"}
+    assert why("HA H9 C6 DA", "CK H10 HJ", HEARTS) == {
+        "HA": "No under-trumping: the ♥J in the trick is higher",
+        "H9": "No under-trumping: the ♥J in the trick is higher",
+        "DA": "You must follow ♣",
+    }
+    assert why("H9 S6", "H10", HEARTS) == {"S6": "Trump ♥ was led: you must follow it"}
+    assert why("DA D6 SK", "D9", OBE_ABE) == {"SK": "You must follow ♦"}
+    assert why("HJ S6", "H10", HEARTS) == {}  # the Puur alone need not follow trump
+
+
+def test_every_refused_card_of_random_play_has_a_reason():
+    import random
+
+    from games.engine import CARD_CODES, mask_of, why_not
+    from games.engine.cards import iter_cards
+    from games.engine.rules import legal_mask
+
+    rng = random.Random(3)
+    for _ in range(300):
+        cards = rng.sample(range(36), 12)
+        hand, trick, trump = mask_of(cards[:9]), cards[9 : 9 + rng.randint(1, 3)], rng.randrange(6)
+        for card in iter_cards(hand & ~legal_mask(hand, trick, trump)):
+            reason = why_not(hand, trick, trump, card)
+            assert reason.startswith(("You must follow", "Trump", "No under-trumping")), (CARD_CODES[card], reason)

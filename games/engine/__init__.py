@@ -27,6 +27,7 @@ from .rules import (
     legal_mask,
     trick_points,
     trick_winner,
+    why_not,
 )
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "check_schedule",
     "legal_cards",
     "legal_mask",
+    "why_not",
     "random_schedule",
     "repeat_hands",
     "trick_points",

@@ -13,6 +13,7 @@ from .cards import (
     CARD_CODES,
     JACK,
     OBE_ABE,
+    RANK_NAMES,
     SUIT_MASKS,
     SUITS,
     TRUMP_NAMES,
@@ -189,3 +190,28 @@ def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int) 
         return f"must follow trump ({led_name})"
     top = winning_card(trick, trump)
     return f"may not under-trump {CARD_CODES[top]}"
+
+
+SUIT_SYMBOLS = "\u2666\u2665\u2660\u2663"  # ♦ ♥ ♠ ♣, in HSLU suit order
+
+
+def card_label(card: int) -> str:
+    """A card as players write it: suit symbol and rank (``♠9``, ``♥J``)."""
+    return SUIT_SYMBOLS[card // 9] + RANK_NAMES[card % 9]
+
+
+def why_not(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
+    """Tell a player in plain words why ``card`` of their ``hand`` may not be played now.
+
+    The counterpart of ``legal_mask`` for people: "You must follow ♥", "No under-trumping: the ♠9
+    in the trick is higher". Only for a card that ``legal_mask`` refuses.
+    """
+    if not hand >> card & 1:
+        return f"You do not hold {card_label(card)}"
+    led = trick[0] // 9
+    if trump >= 4 or (led != trump and card // 9 != trump):
+        return f"You must follow {SUIT_SYMBOLS[led]}"
+    if led == trump:
+        return f"Trump {SUIT_SYMBOLS[led]} was led: you must follow it"
+    top = winning_card(trick, trump)
+    return f"No under-trumping: the {card_label(top)} in the trick is higher"

@@ -147,7 +147,7 @@ export class InviteDialog {
     const url = this.urlValue();
     if (url === null) return;
     const seconds = this.timeoutSeconds();
-    if (!this.request({ type: "test_bot", url, dialect: this.dialect.value }, "test", (seconds * 1000) + SERVER_GRACE_MS)) return;
+    if (!this.request({ type: "test_bot", url, dialect: this.dialect.value, seat: this.seat }, "test", (seconds * 1000) + SERVER_GRACE_MS)) return;
     this.result.hidden = false;
     this.result.className = "invite-result invite-result-busy";
     this.result.replaceChildren(h("p", { class: "invite-verdict" },

@@ -47,6 +47,7 @@ let lastAnnouncedTurn = null;
 let shownTrickCards = new Set();
 let infoSignature = null; // the table panel is rebuilt only when what it shows changes
 let timeoutDraft = null; // a bot timeout typed and not yet saved
+let focusedTurn = null; // the turn the keyboard focus was last brought to
 let clockDraft = null; // { seconds, bot }: a turn clock chosen and not yet saved (kept across renders)
 let clockSaving = null; // the clock sent, until the table shows it
 let timeoutSaving = null; // a bot timeout sent and not yet confirmed
@@ -223,7 +224,15 @@ function move(message, card = null) {
 
 function playCard(code) {
   const g = game();
-  if (!g || g.player !== mySeat() || !(g.legal || []).includes(code)) return;
+  if (!g || pending) return;
+  if (g.player !== mySeat() || g.phase !== "play") {
+    toast(g.phase === "trump" && g.player === mySeat() ? "Choose trump first." : `Not your turn: waiting for ${who(g.player)}.`);
+    return;
+  }
+  if (!(g.legal || []).includes(code)) {
+    toast(`${(g.why_not || {})[code] || "You may not play this card now"}.`);
+    return;
+  }
   move({ type: "play_card", card: code }, code);
 }
 
@@ -279,6 +288,26 @@ function render() {
     if (again) again.focus();
     else if (focusInHand) (ui.hand.querySelector("[data-legal=true]") || ui.hand.querySelector(".card"))?.focus();
   }
+  focusTurn();
+}
+
+/**
+ * Your turn began: bring the keyboard to it, once a turn. The trump buttons take the focus when
+ * they appear (unless you are typing somewhere); a card turn takes it only from nowhere (the
+ * button you pressed went away).
+ */
+function focusTurn() {
+  const g = game();
+  if (!running() || g.player !== mySeat() || pending || myStandin()) return;
+  const trump = ui.center.querySelector(".trump-button");
+  const key = `${g.id}:${g.seq}:${trump ? "trump" : g.phase}`;
+  if (key === focusedTurn || (g.phase === "trump" && !trump)) return;
+  focusedTurn = key;
+  const active = document.activeElement;
+  const typing = (active && active.matches("input, select, textarea")) || document.querySelector("dialog[open]");
+  if (typing) return;
+  if (trump) trump.focus();
+  else if (!active || active === document.body) ui.hand.querySelector("[data-legal=true]")?.focus();
 }
 
 function lengthText() {
@@ -594,6 +623,9 @@ function renderCenter() {
     parts.push(...lobbyCenter());
   } else if (myStandin()) {
     parts.push(awayPanel(myStandin()));
+  } else if (linger) {
+    // The last trick of the round is still on the table, with its caption: the new round's
+    // trump choice comes once it is swept away (the two never share the centre).
   } else if (g.phase === "trump") {
     const choices = g.legal_trumps || [];
     if (choices.length && !pending) {
@@ -710,7 +742,8 @@ function renderHand() {
         "data-legal": String(isLegal),
         "data-key": `hand-${code}`,
         "aria-disabled": String(!isLegal),
-        "aria-label": `${cardName(code)}${isLegal ? ", playable" : ""}`,
+        "aria-label": `${cardName(code)}${isLegal ? ", playable" : myTurn && g.why_not && g.why_not[code] ? `: ${g.why_not[code]}` : ""}`,
+        title: myTurn && !isLegal && g.why_not ? g.why_not[code] || null : null,
         onclick: () => playCard(code),
       },
     }));

@@ -32,6 +32,7 @@ class FaultyBots:
 
     def __init__(self) -> None:
         self.requests: Counter[str] = Counter()
+        self.players: list[int] = []  # the currentPlayer of every request that had one (HSLU seat)
         self.in_flight = 0
         self.max_in_flight = 0
         self.timeouts_left = 3
@@ -116,6 +117,8 @@ class FaultyBots:
                     bots.requests[f"{behaviour} {route}"] += 1
                     length = int(self.headers.get("Content-Length", 0))
                     message = json.loads(self.rfile.read(length))
+                    if isinstance(message, dict) and "currentPlayer" in message:
+                        bots.players.append(message["currentPlayer"])
                     status, body, headers = bots._answer(behaviour, route, message)
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
