@@ -179,17 +179,27 @@ def trick_points(cards: Sequence[int], trump: int, last: bool = False) -> int:
 
 def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
     """Explain in words why ``card`` may not be played (for error messages)."""
-    code = CARD_CODES[card]
+    kind, which = _refusal(hand, trick, trump, card)
+    if kind == "absent":
+        return f"{CARD_CODES[which]} is not in the hand"
+    if kind == "follow":
+        return f"must follow {TRUMP_NAMES[which]}"
+    if kind == "follow_trump":
+        return f"must follow trump ({TRUMP_NAMES[which]})"
+    return f"may not under-trump {CARD_CODES[which]}"
+
+
+def _refusal(hand: int, trick: Sequence[int], trump: int, card: int) -> tuple[str, int]:
+    """Which rule refuses ``card``: ("absent", card), ("follow", suit), ("follow_trump", suit) or
+    ("under_trump", the trick's highest trump)."""
     if not hand >> card & 1:
-        return f"{code} is not in the hand"
+        return "absent", card
     led = trick[0] // 9
-    led_name = TRUMP_NAMES[led]
     if trump >= 4 or (led != trump and card // 9 != trump):
-        return f"must follow {led_name}"
+        return "follow", led
     if led == trump:
-        return f"must follow trump ({led_name})"
-    top = winning_card(trick, trump)
-    return f"may not under-trump {CARD_CODES[top]}"
+        return "follow_trump", led
+    return "under_trump", winning_card(trick, trump)
 
 
 SUIT_SYMBOLS = "\u2666\u2665\u2660\u2663"  # ♦ ♥ ♠ ♣, in HSLU suit order
@@ -206,12 +216,11 @@ def why_not(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
     The counterpart of ``legal_mask`` for people: "You must follow ♥", "No under-trumping: the ♠9
     in the trick is higher". Only for a card that ``legal_mask`` refuses.
     """
-    if not hand >> card & 1:
-        return f"You do not hold {card_label(card)}"
-    led = trick[0] // 9
-    if trump >= 4 or (led != trump and card // 9 != trump):
-        return f"You must follow {SUIT_SYMBOLS[led]}"
-    if led == trump:
-        return f"Trump {SUIT_SYMBOLS[led]} was led: you must follow it"
-    top = winning_card(trick, trump)
-    return f"No under-trumping: the {card_label(top)} in the trick is higher"
+    kind, which = _refusal(hand, trick, trump, card)
+    if kind == "absent":
+        return f"You do not hold {card_label(which)}"
+    if kind == "follow":
+        return f"You must follow {SUIT_SYMBOLS[which]}"
+    if kind == "follow_trump":
+        return f"Trump {SUIT_SYMBOLS[which]} was led: you must follow it"
+    return f"No under-trumping: the {card_label(which)} in the trick is higher"
