@@ -270,6 +270,7 @@ function render() {
     ? document.activeElement.dataset.key : null;
   const focusInHand = ui.hand.contains(document.activeElement);
   app.dataset.seq = view.game ? String(view.game.seq) : ""; // the move number shown (tests wait on it)
+  app.dataset.playing = String(running() && mySeat() !== null); // the layout keeps hand and table in view
   renderScores();
   renderTrump();
   renderSeats();
