@@ -216,6 +216,7 @@ class GameInfo:
     timeout: float
     jass_typ: str
     turn_started_at: float  # epoch seconds
+    round_pause: float = 0.0  # seconds the bots wait at a new round while people read its summary
     online: set[int] = field(default_factory=set)
 
 
@@ -241,6 +242,7 @@ def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
         delay=game.table.bot_delay_ms / 1000,
         timeout=float(game.table.bot_timeout_s),
         jass_typ=jass_type(game.mode, game.target),
+        round_pause=float(game.table.round_pause_s),
         turn_started_at=(game.turn_started_at or game.created_at).timestamp(),
         online=set(online_players(game.table_id)),
     )
@@ -285,7 +287,7 @@ class LiveGame:
             round_index=self.state.round_index,
             observation=self.state.observation(seat),
             seed=self.info.seed,
-            delay=self.info.delay,
+            delay=self.info.delay + self._round_pause(),
             bot=self.info.standin_bot if standin else info.bot,
             remote_url="" if standin else info.remote_url,
             dialect=info.dialect,
@@ -293,6 +295,12 @@ class LiveGame:
             jass_typ=self.info.jass_typ,
             standin=standin,
         )
+
+    def _round_pause(self) -> float:
+        """At the first move of a round after the first, with people at the table: the summary's time."""
+        rnd = self.state.current
+        fresh = self.state.round_index > 0 and rnd.trump < 0 and not rnd.pushed
+        return self.info.round_pause if fresh and any(s.person for s in self.info.seats) else 0.0
 
     async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
         if report.dialect and self.info.seats[turn.seat].dialect == remote.AUTO:

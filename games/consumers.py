@@ -276,7 +276,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         if not isinstance(bot, str):
             raise ServiceError("bad_message", "'set_turn_clock' takes a stand-in bot name in 'bot'")
         seconds = _int_field(content, "seconds")
-        await database_sync_to_async(service.set_turn_clock)(self.table_id, seconds, bot, self._actor())
+        pause = _int_field(content, "round_pause") if "round_pause" in content else None
+        await database_sync_to_async(service.set_turn_clock)(self.table_id, seconds, bot, self._actor(), pause)
 
     async def on_choose_trump(self, content: dict[str, Any]) -> None:
         try:

@@ -62,6 +62,8 @@ class Table(models.Model):
     # Seconds a person has for a move before a stand-in bot plays for them (0: no clock).
     turn_clock_s = models.PositiveSmallIntegerField(default=0)
     standin_bot = models.CharField(max_length=40, default="rules")  # the built-in bot that stands in
+    # Seconds the round's summary stays before the next deal's first bot move (people may go on sooner).
+    round_pause_s = models.PositiveSmallIntegerField(default=5)
 
     class Meta:
         ordering = ["-updated_at"]

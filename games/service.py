@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 MAX_TABLE_NAME = 60
 MAX_BOT_TIMEOUT = int(MAX_TIMEOUT)
 MAX_TURN_CLOCK = 600  # seconds a move; the pages offer JASSWEB_TURN_CLOCK_CHOICES
+ROUND_PAUSES = (0, 3, 5, 10)  # seconds a round's summary may stay before the next deal's bots move
 
 
 class ServiceError(Exception):
@@ -246,6 +247,7 @@ def create_table(
     bot_timeout_s: int = 5,
     turn_clock_s: int = 0,
     standin_bot: str = "rules",
+    round_pause_s: int | None = None,
 ) -> Table:
     """Open a table with four empty seats; the options are checked by the engine.
 
@@ -271,6 +273,11 @@ def create_table(
         raise ServiceError("bad_options", f"bot delay is 0 to 5000 ms, got {bot_delay_ms!r}")
     _check_timeout(bot_timeout_s)
     _check_clock(turn_clock_s, standin_bot)
+    if round_pause_s is None:
+        from django.conf import settings
+
+        round_pause_s = settings.JASSWEB_ROUND_PAUSE_S
+    _check_pause(round_pause_s)
     with transaction.atomic():
         table = Table.objects.create(
             name=name,
@@ -283,6 +290,7 @@ def create_table(
             bot_timeout_s=bot_timeout_s,
             turn_clock_s=turn_clock_s,
             standin_bot=standin_bot,
+            round_pause_s=round_pause_s,
             created_by=player,
         )
         Seat.objects.bulk_create([Seat(table=table, position=p) for p in range(4)])
@@ -396,12 +404,27 @@ def _check_clock(seconds: object, standin_bot: object) -> None:
         )
 
 
-def set_turn_clock(table_id: int, seconds: int, standin_bot: str, actor: Actor) -> None:
-    """Change a table's turn clock and stand-in bot (between games)."""
+def _check_pause(seconds: object) -> None:
+    if seconds not in ROUND_PAUSES:
+        raise ServiceError(
+            "bad_options", f"the round summary stays {', '.join(map(str, ROUND_PAUSES))} seconds, got {seconds!r:.10}"
+        )
+
+
+def set_turn_clock(
+    table_id: int, seconds: int, standin_bot: str, actor: Actor, round_pause_s: int | None = None
+) -> None:
+    """Change a table's turn clock, stand-in bot and, if given, round summary pause (between games)."""
     _check_clock(seconds, standin_bot)
+    if round_pause_s is not None:
+        _check_pause(round_pause_s)
     with _seat_change(table_id, actor, "change the turn clock") as (table, _):
         table.turn_clock_s, table.standin_bot = seconds, standin_bot
-        table.save(update_fields=["turn_clock_s", "standin_bot"])
+        fields = ["turn_clock_s", "standin_bot"]
+        if round_pause_s is not None:
+            table.round_pause_s = round_pause_s
+            fields.append("round_pause_s")
+        table.save(update_fields=fields)
 
 
 def _check_timeout(seconds: object) -> int:

@@ -59,7 +59,8 @@ def _previous_trick(state: GameState) -> dict[str, Any] | None:
     return None
 
 
-def _round_summary(index: int, rnd: RoundState, scores: tuple[int, int]) -> dict[str, Any]:
+def _round_summary(index: int, rnd: RoundState, scores: tuple[int, int], state: GameState) -> dict[str, Any]:
+    deal = state.plan.deal(index)
     return {
         "round": index + 1,
         "dealer": rnd.dealer,
@@ -69,6 +70,9 @@ def _round_summary(index: int, rnd: RoundState, scores: tuple[int, int]) -> dict
         "points": list(scores),
         "match": rnd.is_match,
         "complete": rnd.is_over,
+        # Fair mode: the round (1-based) whose hands this deal repeats, and the suit swap (suit -> suit).
+        "repeats": None if deal.repeats is None else deal.repeats + 1,
+        "permutation": None if deal.repeats is None else list(deal.permutation),
     }
 
 
@@ -119,7 +123,9 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
         "tricks_played": len(rnd.tricks),
         "round_points": list(round_scores[-1]),
         "hand_sizes": [h.bit_count() for h in rnd.hands],
-        "rounds": [_round_summary(i, r, s) for i, (r, s) in enumerate(zip(state.rounds, round_scores, strict=True))],
+        "rounds": [
+            _round_summary(i, r, s, state) for i, (r, s) in enumerate(zip(state.rounds, round_scores, strict=True))
+        ],
         "multipliers": game.multipliers,
         "players": [_player(s, game.standin_bot) for s in seats],
         "faults": _faults(faults, over=not running),
@@ -131,12 +137,28 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
         "standin_bot": game.standin_bot,
         "abandon_reason": game.abandon_reason or None,
     }
-    if state.over and game.mode == FAIR:
-        rpa = state.round_point_advantages()
-        view["pairs"] = [
-            {"rounds": [first + 1, second + 1], "rpa": rpa.get(first)} for first, second in state.plan.pairs()
-        ]
+    if game.mode == FAIR:
+        view["pairs"] = fair_pairs(state)
     return view
+
+
+def fair_pairs(state: GameState) -> list[dict[str, Any]]:
+    """Fair mode: the round pairs numbered in play order, with each team's point advantage once complete.
+
+    ``rpa`` is the thesis's RPA of the first round (its starting team's view); ``advantage`` is
+    ``[North & South, East & West]``: what each team made more than the other team did with the
+    same cards (``None`` until the pair's second round is over).
+    """
+    rpa = state.round_point_advantages()
+    pairs = []
+    for number, (first, second) in enumerate(sorted(state.plan.pairs()), start=1):
+        value = rpa.get(first)
+        advantage = None
+        if value is not None:
+            north_south = value if team_of(state.rounds[first].forehand_seat) == 0 else -value
+            advantage = [north_south, -north_south]
+        pairs.append({"number": number, "rounds": [first + 1, second + 1], "rpa": value, "advantage": advantage})
+    return pairs
 
 
 def _epoch_ms(moment) -> int:
@@ -255,6 +277,7 @@ def _table_options(table: Table) -> dict[str, Any]:
         "private": table.private,
         "turn_clock_s": table.turn_clock_s,
         "standin_bot": table.standin_bot,
+        "round_pause_s": table.round_pause_s,
     }
 
 

@@ -53,6 +53,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "seat_names": SEAT_NAMES,
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
             "default_clock": _default_clock(),
+            "round_pauses": service.ROUND_PAUSES,
+            "default_pause": settings.JASSWEB_ROUND_PAUSE_S,
         },
     )
 
@@ -102,6 +104,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
             bot_timeout_s=_int(request.POST.get("bot_timeout"), 5),
             turn_clock_s=_int(request.POST.get("turn_clock"), _default_clock()),
             standin_bot=request.POST.get("standin_bot") or "rules",
+            round_pause_s=_int(request.POST.get("round_pause"), settings.JASSWEB_ROUND_PAUSE_S),
         )
         seat = request.POST.get("seat", "2")
         if seat in ("0", "1", "2", "3"):

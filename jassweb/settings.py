@@ -175,6 +175,9 @@ JASSWEB_ORPHAN_MINUTES = float(os.environ.get("JASSWEB_ORPHAN_MINUTES", "30"))
 JASS_ALLOW_PRIVATE_BOT_URLS = _env_flag("JASS_ALLOW_PRIVATE_BOT_URLS", DEBUG)
 JASS_BOT_URL_ALLOWLIST = [h for h in os.environ.get("JASS_BOT_URL_ALLOWLIST", "").split(",") if h.strip()]
 
+# Seconds a round's summary stays before the bots play the next deal (new tables' default; 0, 3, 5, 10).
+JASSWEB_ROUND_PAUSE_S = int(os.environ.get("JASSWEB_ROUND_PAUSE_S", "5"))
+
 # Pause before each built-in bot move so people can follow the cards (new tables' default).
 JASSWEB_BOT_DELAY_MS = int(os.environ.get("JASSWEB_BOT_DELAY_MS", "800"))
 

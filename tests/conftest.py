@@ -32,6 +32,12 @@ def redis_layer(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_round_pause(settings):
+    """Tables made in tests play on at once after a round (a test of the pause sets its own)."""
+    settings.JASSWEB_ROUND_PAUSE_S = 0
+
+
+@pytest.fixture(autouse=True)
 def _fresh_state_cache():
     """Each test starts with an empty per-process game-state cache (databases are rebuilt per test)."""
     from games import workers

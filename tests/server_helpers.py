@@ -35,7 +35,8 @@ def migrate(env: dict[str, str]) -> None:
 
 
 def _server_env(env: dict[str, str]) -> dict[str, str]:
-    merged = {**os.environ, **env}
+    # Tests play many rounds: no summary pause unless a test asks for one.
+    merged = {"JASSWEB_ROUND_PAUSE_S": "0", **os.environ, **env}
     merged.pop("DJANGO_SETTINGS_MODULE", None)
     return merged
 

@@ -127,3 +127,38 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
             await close_all_clients()
             for server in servers:
                 server.stop()
+
+
+def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():
+    """The driver adds the table's round pause to the first bot move of every round after the first,
+    while people sit at the table (they read the summary); never within a round, never for bots alone."""
+    import random
+
+    from bots.runner import GameInfo, LiveGame, SeatInfo
+    from games.engine import GameConfig, GameState
+
+    rng = random.Random(5)
+    state = GameState.new(GameConfig(seed=5))
+    start_of_round_two = None
+    while state.round_index == 0:
+        state = state.apply(state.player, rng.choice(state.observation(state.player).legal_actions()))
+    start_of_round_two = state
+
+    def delay(state: GameState, person: bool) -> float:
+        seats = [SeatInfo(1 if (person and s == 2) else None, "random", "", "", "") for s in range(4)]
+        info = GameInfo(
+            table_id=1, seed=5, status="running", seq=0, seats=seats, clock_s=0, standin_bot="rules",
+            delay=0.1, timeout=5.0, jass_typ="SCHIEBER", turn_started_at=0.0, round_pause=5.0,
+        )  # fmt: skip
+        if person and state.player == 2:
+            seats[3].player_id, seats[2].player_id = 1, None  # keep the person off the seat to move
+        return LiveGame(None, 1, info, state).next_turn().delay
+
+    assert delay(start_of_round_two, person=True) == pytest.approx(5.1)
+    assert delay(start_of_round_two, person=False) == pytest.approx(0.1)
+    after = start_of_round_two.apply(
+        start_of_round_two.player, start_of_round_two.observation(start_of_round_two.player).legal_actions()[0]
+    )
+    while after.current.trump < 0:  # a push: the partner declares, still the round's opening
+        after = after.apply(after.player, after.observation(after.player).legal_actions()[0])
+    assert delay(after, person=True) == pytest.approx(0.1)

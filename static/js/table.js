@@ -24,6 +24,7 @@ const ui = {
   trick: $("trick"),
   trickCaption: $("trick-caption"),
   center: $("center-panel"),
+  summary: $("round-summary"),
   hand: $("hand"),
   handNote: $("hand-note"),
   lastTrickToggle: $("last-trick-toggle"),
@@ -48,6 +49,7 @@ let shownTrickCards = new Set();
 let infoSignature = null; // the table panel is rebuilt only when what it shows changes
 let timeoutDraft = null; // a bot timeout typed and not yet saved
 let focusedTurn = null; // the turn the keyboard focus was last brought to
+let summary = null; // { game, round, timer }: the round just completed, shown over the table a moment
 let clockDraft = null; // { seconds, bot }: a turn clock chosen and not yet saved (kept across renders)
 let clockSaving = null; // the clock sent, until the table shows it
 let timeoutSaving = null; // a bot timeout sent and not yet confirmed
@@ -182,13 +184,16 @@ function humanize(text) {
 function applyView(next) {
   const previousKey = completedKey;
   const previousGame = view.game && view.game.id;
+  const previousRounds = view.game ? view.game.rounds : [];
   view = next;
+  noticeRoundEnd(previousGame, previousRounds);
   if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
     timeoutSaving = null;
     timeoutDraft = null;
     announce(`Bot timeout set to ${view.table.bot_timeout_s} seconds.`);
   }
-  if (clockSaving && clockSaving.seconds === view.table.turn_clock_s && clockSaving.bot === view.table.standin_bot) {
+  if (clockSaving && clockSaving.seconds === view.table.turn_clock_s && clockSaving.bot === view.table.standin_bot
+    && clockSaving.pause === view.table.round_pause_s) {
     clockSaving = null;
     clockDraft = null;
     announce(view.table.turn_clock_s ? `Turn clock set to ${view.table.turn_clock_s} seconds a move.` : "Turn clock off.");
@@ -276,6 +281,7 @@ function render() {
   renderSeats();
   renderTrick();
   renderCenter();
+  renderSummary();
   renderHand();
   renderLastTrick();
   renderSheet();
@@ -299,7 +305,7 @@ function render() {
  */
 function focusTurn() {
   const g = game();
-  if (!running() || g.player !== mySeat() || pending || myStandin()) return;
+  if (!running() || g.player !== mySeat() || pending || myStandin() || !ui.summary.hidden) return;
   const trump = ui.center.querySelector(".trump-button");
   const key = `${g.id}:${g.seq}:${trump ? "trump" : g.phase}`;
   if (key === focusedTurn || (g.phase === "trump" && !trump)) return;
@@ -318,7 +324,108 @@ function lengthText() {
 }
 
 function roundText(g) {
-  return g.mode === "fair" ? `Round ${g.round} of ${g.round_count}` : `Round ${g.round}`;
+  const text = g.mode === "fair" ? `Round ${g.round} of ${g.round_count}` : `Round ${g.round}`;
+  const current = g.rounds[g.round - 1];
+  return current && current.repeats && !g.over ? `${text} · round ${current.repeats}'s hands again` : text;
+}
+
+// -- the end of a round: a moment over the table ------------------------------------------------
+
+/** A round of the game shown has just been completed (seen live): show its summary. */
+function noticeRoundEnd(previousGame, previousRounds) {
+  const g = view.game;
+  if (!g || g.id !== previousGame || g.over || !view.table.round_pause_s) return;
+  const done = g.rounds.findIndex((r, i) => r.complete && previousRounds[i] && !previousRounds[i].complete);
+  if (done < 0) return;
+  if (summary) clearTimeout(summary.timer);
+  summary = { game: g.id, round: done, timer: setTimeout(closeSummary, view.table.round_pause_s * 1000) };
+  announce(summaryHeadline(g, g.rounds[done]));
+}
+
+function closeSummary() {
+  if (!summary) return;
+  clearTimeout(summary.timer);
+  summary = null;
+  render();
+}
+
+/** The viewer's team: their seat's, or North & South for spectators. */
+function viewerTeam() {
+  const me = mySeat();
+  return me === null ? 0 : me % 2;
+}
+
+function signed(value) {
+  return value > 0 ? `+${value}` : value < 0 ? `−${-value}` : "±0";
+}
+
+function summaryHeadline(g, r) {
+  const mine = viewerTeam();
+  const made = r.points[mine];
+  const ours = mySeat() === null ? teamLabel(mine) : "You & partner";
+  return `Round ${r.round}: ${ours} ${made}, ${mySeat() === null ? teamLabel(1 - mine) : "opponents"} ${r.points[1 - mine]}`
+    + (r.match ? " · Match!" : "");
+}
+
+/** "Round 3 deals round 2's hands again, suits swapped ♦→♠ ♠→♦: the other team holds them now." */
+function repeatText(r) {
+  const symbols = ["♦", "♥", "♠", "♣"];
+  const swaps = (r.permutation || []).map((to, from) => (to === from ? null : `${symbols[from]}→${symbols[to]}`))
+    .filter(Boolean);
+  return `Round ${r.round} deals round ${r.repeats}'s hands again`
+    + (swaps.length ? `, suits swapped ${swaps.join(" ")}` : "")
+    + ": the other team holds them now.";
+}
+
+/** A fair pair's result from the viewer's side: "you +23" (or "North & South +23" for spectators). */
+function pairText(p) {
+  const mine = viewerTeam();
+  const advantage = p.advantage ? p.advantage[mine] : null;
+  const whose = mySeat() === null ? teamLabel(mine) : "you";
+  return {
+    label: `Pair ${p.number} (rounds ${p.rounds[0]} & ${p.rounds[1]})`,
+    value: advantage === null ? "still to play" : `${whose} ${signed(advantage)}`,
+    advantage,
+  };
+}
+
+function renderSummary() {
+  const g = game();
+  const show = summary && g && g.id === summary.game && !g.over;
+  ui.summary.hidden = !show;
+  if (!show) {
+    ui.summary.replaceChildren();
+    return;
+  }
+  const r = g.rounds[summary.round];
+  const mine = viewerTeam();
+  const factor = g.multipliers && r.trump >= 0 && r.trump < 4 ? g.multipliers[r.trump] : 1;
+  const teams = [mine, 1 - mine].map((team) => {
+    const toGo = g.mode === "standard" ? Math.max(0, g.target - g.scores[team]) : null;
+    return h("div", { class: `summary-team${team === mine ? " summary-mine" : ""}`, "data-testid": `summary-team-${team}` },
+      h("span", { class: "summary-team-label" }, teamLabel(team)),
+      h("strong", { class: "summary-points", "data-testid": `summary-points-${team}` }, r.points[team]),
+      h("span", { class: "summary-total" }, `${g.scores[team]} in all`,
+        toGo === null ? "" : ` · ${toGo} to go`));
+  });
+  const trump = r.trump >= 0 ? TRUMPS[r.trump] : null;
+  const lines = [];
+  const pair = (g.pairs || []).find((p) => p.rounds[1] === r.round);
+  if (pair) {
+    const text = pairText(pair);
+    lines.push(h("p", { class: "summary-pair", "data-testid": "summary-pair" }, `${text.label}: `, h("strong", {}, text.value)));
+  }
+  const next = g.rounds[summary.round + 1];
+  if (next && next.repeats) lines.push(h("p", { class: "summary-repeat", "data-testid": "repeat-note" }, repeatText(next)));
+  ui.summary.replaceChildren(h("div", { class: "summary-card", role: "dialog", "aria-labelledby": "summary-title" },
+    h("h2", { id: "summary-title", "data-testid": "summary-title" }, `Round ${r.round}`,
+      trump ? h("span", { class: `summary-trump suit-${trump.suit || ""}` }, ` · ${trump.symbol} ${trump.name}`) : null,
+      factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null),
+    r.match ? h("p", { class: "summary-match", "data-testid": "summary-match" }, `Match! ${teamLabel(r.points[0] > r.points[1] ? 0 : 1)} took every trick.`) : null,
+    h("div", { class: "summary-teams" }, teams),
+    ...lines,
+    h("button", { type: "button", class: "button button-primary", "data-testid": "summary-continue", "data-key": "summary-continue",
+      onclick: closeSummary }, "Continue")));
 }
 
 function renderScores() {
@@ -890,6 +997,8 @@ function renderInfo() {
     h("dt", {}, "Bot timeout"), h("dd", { "data-testid": "bot-timeout" }, `${t.bot_timeout_s} s per answer`),
     h("dt", {}, "Turn clock"), h("dd", { "data-testid": "turn-clock-option" }, t.turn_clock_s
       ? `${t.turn_clock_s} s a move, then the ${botLabel(t.standin_bot)} bot plays` : "off"),
+    h("dt", {}, "Round summary"), h("dd", { "data-testid": "round-pause-option" }, t.round_pause_s
+      ? `${t.round_pause_s} s, then the next deal (Continue goes on sooner)` : "off"),
     t.creator ? [h("dt", {}, "Opened by"), h("dd", {}, t.creator)] : null));
   if (editable) items.push(timeoutForm(t), clockForm(t));
   if (mine !== null && mine !== undefined && g.players[mine].standin !== "left") {
@@ -945,8 +1054,8 @@ function timeoutForm(t) {
 
 /** Change the table's turn clock and stand-in bot (between games). */
 function clockForm(t) {
-  const chosen = clockDraft || { seconds: t.turn_clock_s, bot: t.standin_bot };
-  const remember = () => { clockDraft = { seconds: Number(seconds.value), bot: bot.value }; };
+  const chosen = clockDraft || { seconds: t.turn_clock_s, bot: t.standin_bot, pause: t.round_pause_s };
+  const remember = () => { clockDraft = { seconds: Number(seconds.value), bot: bot.value, pause: Number(pause.value) }; };
   const seconds = h("select", { id: "turn-clock-input", "data-testid": "turn-clock-input", "data-key": "turn-clock-input",
     onchange: remember },
   [...new Set([...(view.turn_clocks || [0, 30, 60, 120]), t.turn_clock_s])].map((s) =>
@@ -954,21 +1063,27 @@ function clockForm(t) {
   const bot = h("select", { id: "standin-input", "data-testid": "standin-input", "data-key": "standin-input",
     "aria-label": "Stand-in bot", onchange: remember },
   view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, b.label)));
+  const pause = h("select", { id: "round-pause-input", "data-testid": "round-pause-input", "data-key": "round-pause-input",
+    "aria-label": "Round summary", onchange: remember },
+  [0, 3, 5, 10].map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? `Round summary ${s} s` : "No round summary")));
   return h("form", {
     class: "timeout-form", "data-testid": "clock-form",
     onsubmit: (event) => {
       event.preventDefault();
-      const wanted = { seconds: Number(seconds.value), bot: bot.value };
-      if (wanted.seconds === view.table.turn_clock_s && wanted.bot === view.table.standin_bot) {
+      const wanted = { seconds: Number(seconds.value), bot: bot.value, pause: Number(pause.value) };
+      if (wanted.seconds === view.table.turn_clock_s && wanted.bot === view.table.standin_bot
+        && wanted.pause === view.table.round_pause_s) {
         clockDraft = null;
         announce("The turn clock is already set so.");
         return;
       }
-      if (send({ type: "set_turn_clock", ...wanted })) clockSaving = wanted;
+      if (send({ type: "set_turn_clock", seconds: wanted.seconds, bot: wanted.bot, round_pause: wanted.pause })) {
+        clockSaving = wanted;
+      }
     },
   },
   h("label", { for: "turn-clock-input" }, "Turn clock"),
-  h("span", { class: "input-row" }, seconds, bot,
+  h("span", { class: "input-row" }, seconds, bot, pause,
     h("button", { type: "submit", class: "button button-small", "data-testid": "clock-save" }, "Save")),
   h("p", { class: "hint" }, "When a person's time for a move runs out, the stand-in bot plays for them until they are back."));
 }
@@ -1006,11 +1121,13 @@ function renderResult() {
     h("span", { class: "result-team-names" }, teamNames(team)),
     h("strong", { class: "result-points", "data-testid": `result-score-${team}` }, g.scores[team])));
   const pairs = g.pairs && g.pairs.length
-    ? h("section", { class: "result-pairs" },
-      h("h3", {}, "Fair pairs: round point advantage"),
-      h("ul", {}, g.pairs.map((p) => h("li", {},
-        `Rounds ${p.rounds[0]} & ${p.rounds[1]}: `,
-        h("strong", {}, p.rpa === null || p.rpa === undefined ? "–" : (p.rpa > 0 ? `+${p.rpa}` : p.rpa))))))
+    ? h("section", { class: "result-pairs", "data-testid": "result-pairs" },
+      h("h3", {}, "Fair pairs: points made beyond the other team with the same cards"),
+      h("ul", {}, g.pairs.map((p) => {
+        const text = pairText(p);
+        return h("li", { "data-testid": "result-pair", "data-advantage": text.advantage ?? "" },
+          `${text.label}: `, h("strong", {}, text.value));
+      })))
     : null;
   const faults = g.faults || [];
   const faultNote = faults.length
