@@ -74,6 +74,7 @@ def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
     guest = Player.objects.filter(pk=session.pop(GUEST_SESSION_KEY, None), user__isnull=True).first()
     if guest is None:
         return None
+    nickname = guest.name  # before an account renames it
     games = GameSeat.objects.filter(player=guest).values("game_id").distinct().count()
     games += Table.objects.filter(created_by=guest, imported=True).count()
     account = Player.objects.filter(user=user).first()
@@ -89,7 +90,7 @@ def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
     if not games:
         return None
     moved = games - len(kept)
-    note = f"Your {_games(moved)} as guest {guest.name} {'is' if moved == 1 else 'are'} now in your account."
+    note = f"Your {_games(moved)} as guest {nickname} {'is' if moved == 1 else 'are'} now in your account."
     if kept:
         listed = ", ".join(f"#{game_id}" for game_id in kept)
         which, both = ("Game", "it") if len(kept) == 1 else ("Games", "them")

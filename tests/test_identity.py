@@ -79,6 +79,7 @@ def test_signing_up_keeps_the_guests_finished_game_in_my_games():
 
     sign_up(client, "vreni")
 
+    assert "Your 1 game as guest Vreni is now in your account." in client.get("/").content.decode()
     assert my_game_ids(client) == [game.pk]
     vreni.refresh_from_db()
     assert vreni.user.username == "vreni" and vreni.name == "vreni"
