@@ -7,10 +7,12 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.browser_helpers import (
+    HAND_CARDS,
     PHONE,
     RESULT,
     add_bots,
     become_guest,
+    my_seat,
     open_table,
     screenshot,
     start_game,
@@ -118,3 +120,32 @@ def test_the_guest_menu_fits_a_phone_and_refuses_a_bad_name(open_page):
     menu.get_by_role("button", name="Rename").click()
     expect(page.get_by_role("status")).to_contain_text("A nickname has 1 to 24 characters.")
     expect(page.get_by_test_id("identity")).to_contain_text("Vreni")
+
+
+def test_signing_up_in_the_middle_of_a_game_keeps_the_seat_and_the_hand(open_page):
+    page = open_page()
+    become_guest(page, "Mitten")
+    table_id = open_table(page, "Mid-game sign-up", target=2500)
+    add_bots(page, [0, 1, 3])
+    start_game(page)
+    _, state = wait_for_turn([page])
+    take_turn(page, state)
+    _, state = wait_for_turn([page])  # our turn again: the sign-up happens while the game waits for us
+    hand_before = sorted(page.locator(HAND_CARDS).evaluate_all("cards => cards.map(c => c.dataset.card)"))
+
+    page.get_by_test_id("nav-signup").click()
+    page.get_by_label("Username").fill("mitten")
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password confirmation").fill(PASSWORD)
+    page.get_by_role("button", name="Create account").click()
+
+    page.wait_for_url(f"**/tables/{table_id}/")  # back at the table, reconnected as the account
+    expect(page.get_by_test_id("table-app")).to_have_attribute("data-socket", "open")
+    expect(page.get_by_test_id("identity")).to_contain_text("mitten")
+    assert my_seat(page) == 2
+    expect(page.locator("[data-testid=seat-bottom]")).to_contain_text("mitten")
+    _, state = wait_for_turn([page])
+    assert state in ("trump", "card")
+    hand_after = sorted(page.locator(HAND_CARDS).evaluate_all("cards => cards.map(c => c.dataset.card)"))
+    assert hand_after == hand_before
+    take_turn(page, state)  # and the account plays the seat
