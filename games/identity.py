@@ -71,8 +71,9 @@ def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
     has a player already takes over the guest's seats, games and imported records
     (``service.merge_players``). Returns a sentence for the person, or None if there was no guest.
     """
-    guest = Player.objects.filter(pk=session.pop(GUEST_SESSION_KEY, None), user__isnull=True).first()
+    guest = Player.objects.filter(pk=session.get(GUEST_SESSION_KEY), user__isnull=True).first()
     if guest is None:
+        session.pop(GUEST_SESSION_KEY, None)
         return None
     nickname = guest.name  # before an account renames it
     games = GameSeat.objects.filter(player=guest).values("game_id").distinct().count()
@@ -87,6 +88,7 @@ def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
     kept: list[int] = []
     if account is not None:
         kept = service.merge_players(guest, account)
+    session.pop(GUEST_SESSION_KEY, None)  # only now: should the move fail, the session is still the guest's
     if not games:
         return None
     moved = games - len(kept)

@@ -144,6 +144,23 @@ def test_a_bad_sign_up_changes_nothing():
     assert not User.objects.exists()
 
 
+def test_a_sign_up_whose_move_fails_creates_no_account_and_keeps_the_guest(monkeypatch):
+    client, vreni = guest("Vreni")
+    game = finished_game(vreni, private=False)
+
+    def broken(guest, user):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(service, "adopt_guest", broken)
+    with pytest.raises(RuntimeError):
+        sign_up(client, "vreni")
+
+    assert not User.objects.exists()
+    vreni.refresh_from_db()
+    assert vreni.is_guest
+    assert my_game_ids(client) == [game.pk]  # the browser is still the guest
+
+
 # -- log-in to an account that has games of its own -----------------------------------------
 
 
