@@ -33,8 +33,10 @@ def visible_games(player: Player | None) -> QuerySet[Game]:
 
 
 def my_games(player: Player) -> QuerySet[Game]:
-    """The games ``player`` sat in, newest first."""
-    return Game.objects.filter(seats__player=player).distinct().order_by("-created_at", "-pk")
+    """The games ``player`` sat in or imported (as a record), newest first."""
+    sat = Exists(GameSeat.objects.filter(game=OuterRef("pk"), player=player))
+    imported = Q(table__imported=True, table__created_by=player)
+    return Game.objects.filter(Q(sat) | imported).order_by("-created_at", "-pk")
 
 
 def recent_games() -> QuerySet[Game]:

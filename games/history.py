@@ -53,6 +53,12 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
         "date": game.finished_at or game.created_at,
         "over": game.status != Game.RUNNING,
     }
+    if my_team is None and game.table.imported and player is not None and game.table.created_by_id == player.pk:
+        # A record you imported and did not sit in: both teams, North & South first, as on the result page.
+        row["imported_by_me"] = True
+        row["partner"] = "—"
+        row["opponents"] = [f"{' & '.join(teams[0])} vs {' & '.join(teams[1])}"]
+        row["my_points"], row["their_points"] = points[0], points[1]
     if my_team is not None:
         row["seat"] = mine
         row["partner"] = next((s.name for s in seats if s.position == (mine + 2) % 4), "")

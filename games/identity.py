@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.signals import user_logged_in
+from django.db import IntegrityError, transaction
+from django.dispatch import receiver
 from django.http import HttpRequest
 
-from games.models import Player
+from games import service
+from games.models import GameSeat, Player, Table
 
 GUEST_SESSION_KEY = "jassweb_guest_player"
 MAX_NICKNAME = 24
@@ -45,13 +50,64 @@ def clean_nickname(raw: str) -> str:
 
 
 def become_guest(request: HttpRequest, nickname: str) -> Player:
-    """Make the session a guest with ``nickname`` (or rename its guest)."""
+    """Make the session a guest with ``nickname`` (or rename its guest, at its tables too)."""
     nickname = clean_nickname(nickname)
     player = player_for_request(request)
-    if player is not None and player.is_guest:
-        player.name = nickname
-        player.save(update_fields=["name"])
+    if player is not None and not player.is_guest:
+        raise ValueError(f"you are logged in as {player.name}; log out to play as a guest")
+    if player is not None:
+        if player.name != nickname:
+            service.rename_player(player, nickname)
         return player
     player = Player.objects.create(name=nickname)
     request.session[GUEST_SESSION_KEY] = player.pk
     return player
+
+
+def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
+    """After a sign-up or a log-in, the session's guest and everything it did become the account's.
+
+    A new account takes the guest's player itself (``service.adopt_guest``); an account that
+    has a player already takes over the guest's seats, games and imported records
+    (``service.merge_players``). Returns a sentence for the person, or None if there was no guest.
+    """
+    guest = Player.objects.filter(pk=session.get(GUEST_SESSION_KEY), user__isnull=True).first()
+    if guest is None:
+        session.pop(GUEST_SESSION_KEY, None)
+        return None
+    nickname = guest.name  # before an account renames it
+    games = GameSeat.objects.filter(player=guest).values("game_id").distinct().count()
+    games += Table.objects.filter(created_by=guest, imported=True).count()
+    account = Player.objects.filter(user=user).first()
+    if account is None:
+        try:
+            with transaction.atomic():
+                service.adopt_guest(guest, user)
+        except IntegrityError:  # the account got a player meanwhile (another tab): merge into that one
+            account = Player.objects.get(user=user)
+    kept: list[int] = []
+    if account is not None:
+        kept = service.merge_players(guest, account)
+    session.pop(GUEST_SESSION_KEY, None)  # only now: should the move fail, the session is still the guest's
+    if not games:
+        return None
+    moved = games - len(kept)
+    note = f"Your {_games(moved)} as guest {nickname} {'is' if moved == 1 else 'are'} now in your account."
+    if kept:
+        listed = ", ".join(f"#{game_id}" for game_id in kept)
+        which, both = ("Game", "it") if len(kept) == 1 else ("Games", "them")
+        note += f" {which} {listed} stayed with the guest: you played {both} under both names."
+    return note
+
+
+def _games(count: int) -> str:
+    return "1 game" if count == 1 else f"{count} games"
+
+
+@receiver(user_logged_in, dispatch_uid="jassweb_claim_guest")
+def _claim_guest_on_login(sender: Any, request: HttpRequest | None, user: AbstractBaseUser, **kwargs: Any) -> None:
+    if request is None or getattr(request, "session", None) is None:
+        return
+    note = claim_guest(request.session, user)
+    if note:
+        messages.success(request, note, fail_silently=True)

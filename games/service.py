@@ -813,3 +813,82 @@ def abandon_orphaned(game_id: int, quiet_seconds: float) -> bool:
         span = f"{minutes:g} minutes" if minutes >= 1 else f"{quiet_seconds:g} seconds"
         _abandon(table, game, f"nobody was connected and no move was made for {span}")
     return True
+
+
+# -- people: names, and a guest becoming an account ------------------------------
+
+
+def _tables_of(player_id: int) -> list[Table]:
+    """Lock the tables where a person sits or plays a running game, in id order (two callers never cross)."""
+    seated = Seat.objects.filter(player_id=player_id).values_list("table_id", flat=True)
+    playing = GameSeat.objects.filter(player_id=player_id, game__status=Game.RUNNING).values_list(
+        "game__table_id", flat=True
+    )
+    table_ids = set(seated) | set(playing)
+    return list(Table.objects.select_for_update().filter(pk__in=table_ids).order_by("pk"))
+
+
+def rename_player(player: Player, name: str) -> None:
+    """Give a person a new name at their tables and in their running games, from the next view on.
+
+    Finished games keep the names they were played under: a game's seats are its record.
+    """
+    with transaction.atomic():
+        tables = _tables_of(player.pk)
+        player.name = name
+        player.save(update_fields=["name"])
+        GameSeat.objects.filter(player=player, game__status=Game.RUNNING).update(name=name)
+        for table in tables:
+            _changed(table, None, "seats")
+
+
+def adopt_guest(guest: Player, user: Any) -> None:
+    """A guest signs up: their player becomes the new account's, named after it.
+
+    The player keeps its id, so every seat, game, imported record, open connection and
+    running game (with the driver's and watchers' view of who sits where) stays theirs as it is.
+    """
+    with transaction.atomic():
+        tables = _tables_of(guest.pk)
+        guest.user = user
+        guest.save(update_fields=["user"])
+        name = user.get_username()[:40]
+        if name != guest.name:
+            guest.name = name
+            guest.save(update_fields=["name"])
+            GameSeat.objects.filter(player=guest, game__status=Game.RUNNING).update(name=name)
+        for table in tables:
+            _changed(table, None, "seats")
+
+
+def merge_players(guest: Player, account: Player) -> list[int]:
+    """A guest logs in to an account that has a player already: what the guest did becomes the account's.
+
+    Seats, game seats, opened tables and imported records move over. A game both sat in
+    stays with the guest (one person never holds two seats of a game, nor sees two hands),
+    and so does the guest's seat at a table where that game runs; at a table without a
+    running game where both sit, the guest's seat is given up. Returns the ids of the
+    games that stayed with the guest.
+    """
+    with transaction.atomic():
+        tables = _tables_of(guest.pk)
+        shared_games = set(GameSeat.objects.filter(player=account).values_list("game_id", flat=True)) & set(
+            GameSeat.objects.filter(player=guest).values_list("game_id", flat=True)
+        )
+        both_seated = set(Seat.objects.filter(player=account).values_list("table_id", flat=True)) & set(
+            Seat.objects.filter(player=guest).values_list("table_id", flat=True)
+        )
+        kept_tables = set(
+            Game.objects.filter(pk__in=shared_games, status=Game.RUNNING).values_list("table_id", flat=True)
+        )
+        running = GameSeat.objects.filter(player=guest, game__status=Game.RUNNING).exclude(game_id__in=shared_games)
+        running.update(name=account.name)
+        GameSeat.objects.filter(player=guest).exclude(game_id__in=shared_games).update(player=account)
+        Seat.objects.filter(player=guest, table_id__in=both_seated - kept_tables).update(player=None)
+        Seat.objects.filter(player=guest).exclude(table_id__in=kept_tables).update(player=account)
+        Table.objects.filter(created_by=guest).update(created_by=account)
+        # The guest's open sockets are the same person's: the presence dots follow the seats.
+        Connection.objects.filter(player=guest).exclude(table_id__in=kept_tables).update(player=account)
+        for table in tables:
+            _changed(table, None, "seats")
+    return sorted(shared_games)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -76,12 +79,21 @@ def guest(request: HttpRequest) -> HttpResponse:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account; a guest's games, seats and imported records come along (``identity.claim_guest``)."""
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user)
-        return redirect("lobby")
-    return render(request, "registration/signup.html", {"form": form})
+        with transaction.atomic():  # no account without the guest's games
+            user = form.save()
+            login(request, user)  # user_logged_in: the session's guest becomes the account's
+        return redirect(_next_or(request, "lobby"))
+    return render(request, "registration/signup.html", {"form": form, "player": player_for_request(request)})
+
+
+class LoginView(auth_views.LoginView):
+    """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``)."""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(player=player_for_request(self.request), **kwargs)
 
 
 @require_POST
