@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import random
 import re
 from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Page, expect
 
+from games.engine import GameConfig, GameState
+from games.hslu import encode_round
 from tests.browser_helpers import PHONE, add_bots, become_guest, screenshot, start_game, take_turn, wait_for_turn
+from tests.engine_helpers import play_random_game
 
 pytest_plugins = ["tests.browser_helpers"]
 
@@ -56,6 +61,32 @@ def replay_json(page: Page) -> dict:
 
 def cards_in_hands(page: Page) -> int:
     return sum(len(hand(page, seat)) for seat in range(4))
+
+
+def standard_record(seed: int = 4) -> dict:
+    """A finished standard game of random legal moves, as a record to import, with long bot names."""
+    state = play_random_game(GameState.new(GameConfig(target=400, seed=seed)), random.Random(seed))
+    names = [("MCTS (strong) bot", "mcts-strong"), ("MCTS (fast) bot", "mcts-fast"), ("Rule-based bot", "rules")]
+    seats = [{"position": i, "name": name, "kind": "bot", "bot": bot} for i, (name, bot) in enumerate(names)]
+    seats.append({"position": 3, "name": "Hansruedi Zwahlen-Bürki", "kind": "human"})
+    return {"mode": "standard", "target": 400, "seats": seats, "rounds": [encode_round(r) for r in state.rounds]}
+
+
+def import_record(page: Page, record: dict) -> None:
+    page.goto("/games/import/")
+    page.get_by_label("…or paste it").fill(json.dumps(record))
+    page.get_by_role("button", name="Import and replay").click()
+    page.wait_for_url(re.compile(r"/games/\d+/replay"))
+    expect(page.locator(REPLAY)).to_have_attribute("data-ready", "true")
+
+
+def texts_reading_null(page: Page) -> list[str]:
+    """Every element of the page with a text of its own that reads "null" (a JavaScript null written out)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('body *:not(script):not(style)')]
+            .filter(e => [...e.childNodes].some(n => n.nodeType === Node.TEXT_NODE && /\\bnull\\b/.test(n.textContent)))
+            .map(e => e.outerHTML.slice(0, 120))"""
+    )
 
 
 def test_replay_a_fair_game_from_my_games(open_page):
@@ -160,3 +191,13 @@ def test_replay_a_fair_game_from_my_games(open_page):
     overflow = phone.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the replay is {overflow}px wider than a phone"
     screenshot(phone, "replay-phone")
+
+
+def test_a_standard_games_replay_shows_no_null(open_page):
+    page = open_page()
+    import_record(page, standard_record())
+    for seat in range(4):
+        expect(page.get_by_test_id(f"hand-{seat}").locator(".card")).to_have_count(9)
+    assert texts_reading_null(page) == []
+    page.keyboard.press("End")
+    assert texts_reading_null(page) == []

@@ -114,7 +114,8 @@ function renderSeat(rnd, seat, hands, toPlay) {
     : null;
   zone.classList.toggle("rp-seat-to-play", toPlay === seat);
   zone.dataset.team = String(seat % 2);
-  zone.replaceChildren(
+  // replaceChildren would write a null child as the text "null": leave out what is not there.
+  zone.replaceChildren(...[
     h("div", { class: "rp-nameplate" },
       h("span", { class: "rp-compass" }, SEAT_NAMES[seat]),
       h("strong", { class: "rp-name" }, playerName(seat)),
@@ -127,7 +128,8 @@ function renderSeat(rnd, seat, hands, toPlay) {
       cards.length
         ? cards.map((code) => cardElement(code, { className: "card-mini" }))
         : h("span", { class: "rp-empty-hand" }, "no cards left")),
-    twin);
+    twin,
+  ].filter(Boolean));
 }
 
 function trickAt(rnd, card) {
