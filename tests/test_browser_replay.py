@@ -1,7 +1,9 @@
-"""Replay in the browser: from "My games" into a fair game's replay, stepping, the slider, twins, shared URLs."""
+"""Replay in the browser: from "My games" into a fair game's replay, stepping, the slider, twins, shared URLs;
+on a small phone the step buttons and the trick stay in view."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -17,6 +19,8 @@ from tests.engine_helpers import play_random_game
 pytest_plugins = ["tests.browser_helpers"]
 
 REPLAY = "[data-testid=replay]"
+SMALL_PHONE = {"width": 375, "height": 667}
+LAPTOPS = [{"width": 1366, "height": 768}, {"width": 1366, "height": 800}]
 
 
 def open_fair_table(page: Page, name: str, rounds: int) -> None:
@@ -86,6 +90,40 @@ def texts_reading_null(page: Page) -> list[str]:
         """() => [...document.querySelectorAll('body *:not(script):not(style)')]
             .filter(e => [...e.childNodes].some(n => n.nodeType === Node.TEXT_NODE && /\\bnull\\b/.test(n.textContent)))
             .map(e => e.outerHTML.slice(0, 120))"""
+    )
+
+
+def horizontal_overflow(page: Page) -> int:
+    return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+
+
+def box_in_view(page: Page, selector: str) -> dict:
+    """The element's box in the viewport, and whether it lies wholly inside it."""
+    return page.locator(selector).first.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+            return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                    inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth}; }"""
+    )
+
+
+def clipped_names(page: Page) -> list[dict]:
+    """Seat names and compass labels that overflow their box or break inside a word."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.rp-name, .rp-compass')].flatMap(e => {
+            const found = [];
+            if (e.scrollWidth > e.clientWidth) {
+                found.push({text: e.textContent, why: `${e.scrollWidth}px wide in ${e.clientWidth}px`});
+            }
+            // A line may end at a space or after a hyphen, never inside a word ("(stron g)").
+            for (const match of e.textContent.matchAll(/[^\\s-]+/g)) {
+                const range = document.createRange();
+                range.setStart(e.firstChild, match.index);
+                range.setEnd(e.firstChild, match.index + match[0].length);
+                const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                if (lines.size > 1) found.push({text: e.textContent, why: `"${match[0]}" broken over lines`});
+            }
+            return found;
+        })"""
     )
 
 
@@ -201,3 +239,51 @@ def test_a_standard_games_replay_shows_no_null(open_page):
     assert texts_reading_null(page) == []
     page.keyboard.press("End")
     assert texts_reading_null(page) == []
+
+
+def test_on_a_small_phone_the_step_buttons_and_the_trick_stay_in_view(open_page):
+    page = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+    import_record(page, standard_record())
+    assert texts_reading_null(page) == []
+    buttons_before = box_in_view(page, "[data-testid=next]")
+    assert buttons_before["inside"], buttons_before
+    for card in range(1, 11):
+        page.get_by_test_id("next").click()
+        expect(page.locator(REPLAY)).to_have_attribute("data-card", str(card))
+    for testid in ("first", "prev", "next", "last", "slider", "trick"):
+        box = box_in_view(page, f"[data-testid={testid}]")
+        assert box["inside"], (testid, box)
+    # The trick is not hidden behind the buttons stuck to the bottom of the screen.
+    controls = box_in_view(page, "#replay-controls")
+    assert box_in_view(page, "[data-testid=trick]")["bottom"] <= controls["top"] + 1
+    for code in page.locator("[data-testid=trick] .card").evaluate_all("cs => cs.map(c => c.dataset.card)"):
+        assert box_in_view(page, f"[data-testid=trick] [data-card='{code}']")["inside"], code
+    screenshot(page, "replay-small-phone")
+
+    # Side hands are one fanned row each, every card's index left showing; names are whole.
+    for seat in (1, 3):
+        cards = (
+            page.get_by_test_id(f"hand-{seat}")
+            .locator(".card")
+            .evaluate_all("cs => cs.map(c => { const r = c.getBoundingClientRect(); return [r.left, r.top]; })")
+        )
+        assert len(cards) >= 6, cards
+        assert len({round(top) for _, top in cards}) == 1, f"seat {seat}'s hand wraps: {cards}"
+        steps = [b[0] - a[0] for a, b in itertools.pairwise(cards)]
+        assert min(steps) >= 12, f"seat {seat}'s cards overlap too far to read: {steps}"
+    assert clipped_names(page) == []
+    assert horizontal_overflow(page) <= 0
+
+
+def test_the_replay_fits_laptop_screens(open_page):
+    record = standard_record(seed=6)
+    for viewport in LAPTOPS:
+        page = open_page(viewport=viewport)
+        import_record(page, record)
+        for card in range(1, 11):
+            page.get_by_test_id("next").click()
+            expect(page.locator(REPLAY)).to_have_attribute("data-card", str(card))
+        assert horizontal_overflow(page) <= 0, viewport
+        for testid in ("next", "trick"):
+            assert box_in_view(page, f"[data-testid={testid}]")["inside"], (viewport, testid)
+        assert clipped_names(page) == [], viewport

@@ -10,6 +10,8 @@ const POSITIONS = { 0: "top", 3: "left", 1: "right", 2: "bottom" };
 const TEAM_NAMES = ["North & South", "East & West"];
 
 const ui = {
+  felt: document.getElementById("replay-felt"),
+  controls: document.getElementById("replay-controls"),
   select: document.getElementById("round-select"),
   pair: document.getElementById("pair-box"),
   center: document.getElementById("rp-center"),
@@ -62,11 +64,12 @@ function writeUrl() {
   window.history.replaceState(null, "", url);
 }
 
-function go(round, card) {
+function go(round, card, { reveal = true } = {}) {
   const r = clamp(round, 0, rounds.length - 1);
   at = { round: r, card: clamp(card, 0, length(r)) };
   writeUrl();
   render();
+  if (reveal) keepTrickInView();
 }
 
 function step(delta) {
@@ -79,6 +82,17 @@ function step(delta) {
   } else if (round > 0) {
     go(round - 1, length(round - 1));
   }
+}
+
+function keepTrickInView() {
+  // The step buttons stick to the bottom of the screen; on a short screen (a phone) they would cover the
+  // felt below the fold. Scroll just enough that the felt (or, if it is taller than the room, the trick)
+  // sits above them, so that every step is seen where it happens.
+  const room = Math.min(window.innerHeight, ui.controls.getBoundingClientRect().top);
+  const felt = ui.felt.getBoundingClientRect();
+  const target = felt.height <= room ? felt : ui.center.getBoundingClientRect();
+  if (target.top < 0) window.scrollBy(0, target.top);
+  else if (target.bottom > room) window.scrollBy(0, Math.min(target.bottom - room, target.top));
 }
 
 function switchToTwin() {
@@ -124,7 +138,7 @@ function renderSeat(rnd, seat, hands, toPlay) {
         : null,
       toPlay === seat ? h("span", { class: "rp-to-play" }, "to play") : null,
       ...seatTags(rnd, seat)),
-    h("div", { class: "rp-hand", "data-testid": `hand-${seat}`, "data-count": cards.length },
+    h("div", { class: "rp-hand", "data-testid": `hand-${seat}`, "data-count": cards.length, style: `--n: ${cards.length}` },
       cards.length
         ? cards.map((code) => cardElement(code, { className: "card-mini" }))
         : h("span", { class: "rp-empty-hand" }, "no cards left")),
@@ -280,7 +294,8 @@ function roundOption(rnd, index) {
 
 ui.select.replaceChildren(...rounds.map(roundOption));
 ui.select.addEventListener("change", () => go(Number(ui.select.value), 0));
-ui.slider.addEventListener("input", () => go(at.round, Number(ui.slider.value)));
+// Not while dragging the slider: the page must not move under the finger.
+ui.slider.addEventListener("input", () => go(at.round, Number(ui.slider.value), { reveal: false }));
 ui.first.addEventListener("click", () => go(at.round, 0));
 ui.last.addEventListener("click", () => go(at.round, length(at.round)));
 ui.prev.addEventListener("click", () => step(-1));
