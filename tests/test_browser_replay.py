@@ -1,5 +1,5 @@
 """Replay in the browser: from "My games" into a fair game's replay, stepping, the slider, twins, shared URLs;
-on a small phone the step buttons and the trick stay in view."""
+on a small phone the step buttons and the trick stay in view, and pair scores are told from the viewer's side."""
 
 from __future__ import annotations
 
@@ -21,14 +21,15 @@ pytest_plugins = ["tests.browser_helpers"]
 REPLAY = "[data-testid=replay]"
 SMALL_PHONE = {"width": 375, "height": 667}
 LAPTOPS = [{"width": 1366, "height": 768}, {"width": 1366, "height": 800}]
+TEAM_NAMES = ["North & South", "East & West"]
 
 
-def open_fair_table(page: Page, name: str, rounds: int) -> None:
+def open_fair_table(page: Page, name: str, rounds: int, seat: str = "2") -> None:
     form = page.get_by_test_id("create-table")
     form.get_by_label("Name").fill(name)
     form.get_by_label("Fair", exact=True).check()
     form.get_by_label("Rounds (even)").fill(str(rounds))
-    form.get_by_label("Your seat").select_option("2")
+    form.get_by_label("Your seat").select_option(seat)
     form.get_by_role("button", name="Open table").click()
     page.wait_for_url("**/tables/*/")
 
@@ -65,6 +66,16 @@ def replay_json(page: Page) -> dict:
 
 def cards_in_hands(page: Page) -> int:
     return sum(len(hand(page, seat)) for seat in range(4))
+
+
+def pair_score(data: dict, pair: dict, team: int) -> int:
+    """``team``'s score of a fair pair, from the engine's RPA of the pair's first round (its starting team's)."""
+    first = data["rounds"][pair["rounds"][0] - 1]
+    return first["pair"]["rpa"] if first["forehand"] % 2 == team else -first["pair"]["rpa"]
+
+
+def phrased(side: str, score: int) -> str:
+    return f"{side} {'±0' if score == 0 else f'{score:+d}'}"
 
 
 def standard_record(seed: int = 4) -> dict:
@@ -191,7 +202,8 @@ def test_replay_a_fair_game_from_my_games(open_page):
 
     # The twin round at the same card: each hand is the original's with the suits permuted, at the other team.
     pair = first["pair"]
-    expect(page.get_by_test_id("rpa")).to_contain_text(f"RPA {pair['rpa']:+d}" if pair["rpa"] else "RPA 0")
+    south = pair_score(data, data["pairs"][0], team=0)  # the player sat South
+    expect(page.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased('you', south)}")
     page.keyboard.press("Home")
     page.get_by_test_id("twin").click()
     expect_position(page, pair["twin"], 0)
@@ -202,7 +214,7 @@ def test_replay_a_fair_game_from_my_games(open_page):
         assert twin_seat % 2 != seat % 2
     twin_rpa = data["rounds"][pair["twin"] - 1]["pair"]["rpa"]
     assert twin_rpa == -pair["rpa"]
-    expect(page.get_by_test_id("rpa")).to_contain_text(f"RPA {twin_rpa:+d}" if twin_rpa else "RPA 0")
+    expect(page.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased('you', south)}")  # the same pair
     page.get_by_test_id("slider").fill("17")
     expect_position(page, pair["twin"], 17)
     page.get_by_test_id("twin").click()
@@ -287,3 +299,34 @@ def test_the_replay_fits_laptop_screens(open_page):
         for testid in ("next", "trick"):
             assert box_in_view(page, f"[data-testid={testid}]")["inside"], (viewport, testid)
         assert clipped_names(page) == [], viewport
+
+
+def test_pair_scores_are_told_from_the_viewers_side(open_page):
+    page = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+    become_guest(page, "Beat")
+    open_fair_table(page, "Our side", rounds=2, seat="1")  # East: the East & West team
+    add_bots(page, [0, 2, 3], bot="random")
+    start_game(page)
+    play_to_the_end(page)
+    page.get_by_test_id("replay-link").click()
+    page.wait_for_url(re.compile(r"/games/\d+/replay"))
+    expect(page.locator(REPLAY)).to_have_attribute("data-ready", "true")
+    data = replay_json(page)
+    [pair] = data["pairs"]
+    assert pair["rounds"] == [1, 2] and pair["number"] == 1
+    ours = pair_score(data, pair, team=1)
+    expect(page.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased('you', ours)}")
+    row = page.get_by_test_id("pair-score")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Pair 1 · rounds 1 & 2")
+    expect(row).to_contain_text(phrased("you", ours))
+    assert texts_reading_null(page) == []
+
+    # Somebody who did not play sees the same pair from North & South: the other sign.
+    other = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+    other.goto(page.url)
+    expect(other.locator(REPLAY)).to_have_attribute("data-ready", "true")
+    theirs = pair_score(data, pair, team=0)
+    assert theirs == -ours
+    expect(other.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased(TEAM_NAMES[0], theirs)}")
+    expect(other.get_by_test_id("pair-score")).to_contain_text(phrased(TEAM_NAMES[0], theirs))

@@ -44,6 +44,17 @@ function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
 
+// Fair pair scores are told from one side: the viewer's team if they played the game, else North & South.
+const viewer = data.viewer || { seat: null, team: 0 };
+const viewerSide = viewer.seat === null ? TEAM_NAMES[viewer.team] : "you";
+
+function pairScore(scores) {
+  // "you +23" / "North & South -12": what the viewer's team made with a pair's hands minus the other team's.
+  if (!scores) return `${viewerSide} –`;
+  const n = scores[viewer.team];
+  return `${viewerSide} ${n === 0 ? "±0" : signed(n)}`;
+}
+
 // -- position and URL ---------------------------------------------------------------------
 
 function clamp(value, low, high) {
@@ -186,6 +197,24 @@ function factsList(entries) {
     h("dt", {}, term), h("dd", testid ? { "data-testid": testid } : {}, value)]));
 }
 
+const PAIR_SCORE_HINT = "The points a team made with a pair's hands minus the points the other team made with the same hands";
+
+function pairsPanel() {
+  // Every pair of a fair game, numbered in play order, each score from the viewer's side.
+  if (!data.pairs.length) return null;
+  const here = roundOf().pair;
+  const heading = viewerSide === "you" ? `you (${TEAM_NAMES[viewer.team]})` : viewerSide;
+  return h("section", { class: "panel panel-compact rp-pairs", "data-testid": "pair-scores" },
+    h("h2", { class: "panel-title" }, `Pair scores for ${heading}`),
+    h("p", { class: "hint" }, PAIR_SCORE_HINT, "."),
+    h("ol", { class: "rp-pair-list" }, data.pairs.map((p) => h("li", {
+      class: `rp-pair-row${here && here.number === p.number ? " rp-pair-here" : ""}`,
+      "data-testid": "pair-score", "data-pair": p.number,
+    },
+    h("span", {}, `Pair ${p.number} · rounds ${p.rounds[0]} & ${p.rounds[1]}`),
+    h("strong", { class: "rp-pair-score" }, pairScore(p.scores))))));
+}
+
 function renderSide(rnd) {
   const running = rnd.running[at.card];
   const total = [rnd.scores_before[0] + running[0], rnd.scores_before[1] + running[1]];
@@ -223,6 +252,7 @@ function renderSide(rnd) {
       h("h2", { class: "panel-title" }, "Bot faults this round"),
       h("p", { class: "hint" }, "A random legal move was played in the bot's stead."),
       h("ul", {}, faults)) : null,
+    pairsPanel(),
   ].filter(Boolean));
 }
 
@@ -237,7 +267,6 @@ function renderPair(rnd) {
     return;
   }
   const p = rnd.pair;
-  const starting = TEAM_NAMES[rnd.forehand % 2];
   const suits = Object.entries(p.suits).filter(([a, b]) => a !== b)
     .map(([a, b]) => h("span", { class: "rp-perm" }, h("span", { class: `suit-${a}` }, SUITS[a].symbol), "→", h("span", { class: `suit-${b}` }, SUITS[b].symbol)));
   ui.pair.hidden = false;
@@ -245,10 +274,8 @@ function renderPair(rnd) {
     h("span", { class: "pair-label", "data-testid": "pair-label" },
       `Pair ${p.number}: round ${p.original ? rnd.round : p.twin} and its twin, round ${p.original ? p.twin : rnd.round}`),
     h("span", { class: "pair-suits", title: "Suits of the original → suits of the twin" }, "Suits ", suits),
-    h("span", { class: "pair-rpa", "data-testid": "rpa" },
-      p.rpa === null || p.rpa === undefined
-        ? "RPA: –"
-        : h("span", {}, "RPA ", h("strong", {}, signed(p.rpa)), ` for ${starting} (started this round)`)),
+    h("span", { class: "pair-rpa", "data-testid": "rpa", title: PAIR_SCORE_HINT },
+      "Pair score ", h("strong", {}, pairScore(p.scores))),
     p.twin_played
       ? h("button", { type: "button", class: "button button-small", "data-testid": "twin", onclick: switchToTwin },
         `Twin: round ${p.twin} ⇄`)
