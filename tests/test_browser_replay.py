@@ -321,6 +321,7 @@ def test_pair_scores_are_told_from_the_viewers_side(open_page):
     expect(row).to_contain_text("Pair 1 · rounds 1 & 2")
     expect(row).to_contain_text(phrased("you", ours))
     assert texts_reading_null(page) == []
+    assert horizontal_overflow(page) <= 0
 
     # Somebody who did not play sees the same pair from North & South: the other sign.
     other = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
