@@ -4,7 +4,8 @@
 and lays each round out for the viewer (``static/js/replay.js``): the four
 starting hands, the cards in play order with who played them and how long a
 bot thought, trick winners, running points after every card, who chose which
-trump, fair-mode twins with their suit permutation and round point advantage,
+trump, fair-mode twins with their suit permutation and round point advantage
+(also as each team's pair score, and whose side the viewer sees it from),
 remote-bot faults on the card where they happened, and the moves a stand-in bot
 made for a person whose turn clock ran out (or who left).
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
-from games.models import Game, GameSeat
+from games.models import Game, GameSeat, Player
 from games.service import load_state
 from games.snapshot import bot_label
 
@@ -61,8 +62,28 @@ def _players(seats: list[GameSeat]) -> list[dict[str, Any]]:
     ]
 
 
-def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
-    """Everything the replay viewer shows of ``game`` (call it only for games that are over)."""
+def _pair_scores(state: GameState, rpa: dict[int, int], first: int) -> list[int] | None:
+    """A fair pair's score for each team (North & South, East & West), or ``None`` while its repeat is unplayed.
+
+    ``rpa[first]`` is the advantage of the team that started round ``first``; the other team's is its negative.
+    """
+    if first not in rpa:
+        return None
+    starting = team_of(state.rounds[first].forehand_seat)
+    return [rpa[first] if team == starting else -rpa[first] for team in (0, 1)]
+
+
+def _viewer(seats: list[GameSeat], viewer: Player | None) -> dict[str, Any]:
+    """Whose side the replay takes: the viewer's own seat if they played the game, else North & South."""
+    seat = next((s.position for s in seats if viewer is not None and s.player_id == viewer.pk), None)
+    return {"seat": seat, "team": 0 if seat is None else team_of(seat)}
+
+
+def replay_data(game: Game, state: GameState | None = None, viewer: Player | None = None) -> dict[str, Any]:
+    """Everything the replay viewer shows of ``game`` (call it only for games that are over).
+
+    ``viewer`` is the person looking: pair scores are given from their team's side if they played.
+    """
     state = state or load_state(game)
     seats = list(game.seats.order_by("position"))
     rows = list(game.actions.order_by("seq").values_list("latency_ms", "standin"))
@@ -70,7 +91,7 @@ def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
     standins = [standin for _, standin in rows]
     round_scores = state.round_scores()
     rpa = state.round_point_advantages() if game.mode == FAIR else {}
-    pairs = state.plan.pairs()
+    pairs = sorted(state.plan.pairs())  # numbered in play order: pair 1 is the one round 1 belongs to
     pair_of = {
         index: (number, first, second) for number, (first, second) in enumerate(pairs, 1) for index in (first, second)
     }
@@ -140,6 +161,7 @@ def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
                 "suits": {SUIT_LETTERS[s]: SUIT_LETTERS[permutation[s]] for s in range(4)},
                 "seat_map": _seat_map(deal.forehand, twin_deal.forehand),
                 "rpa": rpa.get(index),
+                "scores": _pair_scores(state, rpa, first),
             }
         rounds.append(entry)
         seq += len(rnd.actions())
@@ -159,6 +181,10 @@ def replay_data(game: Game, state: GameState | None = None) -> dict[str, Any]:
         "standin_bot": game.standin_bot,
         "standin_label": bot_label(game.standin_bot),
         "abandon_reason": game.abandon_reason or None,
-        "pairs": [{"number": n, "rounds": [a + 1, b + 1], "rpa": rpa.get(a)} for n, (a, b) in enumerate(pairs, 1)],
+        "viewer": _viewer(seats, viewer),
+        "pairs": [
+            {"number": n, "rounds": [a + 1, b + 1], "rpa": rpa.get(a), "scores": _pair_scores(state, rpa, a)}
+            for n, (a, b) in enumerate(pairs, 1)
+        ],
         "rounds": rounds,
     }

@@ -208,7 +208,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """Step through a finished or abandoned game card by card, all four hands open."""
     started = time.perf_counter()
     game, player = _visible_game(request, game_id)
-    data = None if game.status == Game.RUNNING else replay_data(game)
+    data = None if game.status == Game.RUNNING else replay_data(game, viewer=player)
     response = render(
         request,
         "replay.html",

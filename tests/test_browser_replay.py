@@ -1,25 +1,35 @@
-"""Replay in the browser: from "My games" into a fair game's replay, stepping, the slider, twins, shared URLs."""
+"""Replay in the browser: from "My games" into a fair game's replay, stepping, the slider, twins, shared URLs;
+on a small phone the step buttons and the trick stay in view, and pair scores are told from the viewer's side."""
 
 from __future__ import annotations
 
+import itertools
+import json
+import random
 import re
 from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Page, expect
 
+from games.engine import GameConfig, GameState
+from games.hslu import encode_round
 from tests.browser_helpers import PHONE, add_bots, become_guest, screenshot, start_game, take_turn, wait_for_turn
+from tests.engine_helpers import play_random_game
 
 pytest_plugins = ["tests.browser_helpers"]
 
 REPLAY = "[data-testid=replay]"
+SMALL_PHONE = {"width": 375, "height": 667}
+LAPTOPS = [{"width": 1366, "height": 768}, {"width": 1366, "height": 800}]
+TEAM_NAMES = ["North & South", "East & West"]
 
 
-def open_fair_table(page: Page, name: str, rounds: int) -> None:
+def open_fair_table(page: Page, name: str, rounds: int, seat: str = "2") -> None:
     form = page.get_by_test_id("create-table")
     form.get_by_label("Name").fill(name)
     form.get_by_label("Fair", exact=True).check()
     form.get_by_label("Rounds (even)").fill(str(rounds))
-    form.get_by_label("Your seat").select_option("2")
+    form.get_by_label("Your seat").select_option(seat)
     form.get_by_role("button", name="Open table").click()
     page.wait_for_url("**/tables/*/")
 
@@ -56,6 +66,76 @@ def replay_json(page: Page) -> dict:
 
 def cards_in_hands(page: Page) -> int:
     return sum(len(hand(page, seat)) for seat in range(4))
+
+
+def pair_score(data: dict, pair: dict, team: int) -> int:
+    """``team``'s score of a fair pair, from the engine's RPA of the pair's first round (its starting team's)."""
+    first = data["rounds"][pair["rounds"][0] - 1]
+    return first["pair"]["rpa"] if first["forehand"] % 2 == team else -first["pair"]["rpa"]
+
+
+def phrased(side: str, score: int) -> str:
+    return f"{side} {'±0' if score == 0 else f'{score:+d}'}"
+
+
+def standard_record(seed: int = 4) -> dict:
+    """A finished standard game of random legal moves, as a record to import, with long bot names."""
+    state = play_random_game(GameState.new(GameConfig(target=400, seed=seed)), random.Random(seed))
+    names = [("MCTS (strong) bot", "mcts-strong"), ("MCTS (fast) bot", "mcts-fast"), ("Rule-based bot", "rules")]
+    seats = [{"position": i, "name": name, "kind": "bot", "bot": bot} for i, (name, bot) in enumerate(names)]
+    seats.append({"position": 3, "name": "Hansruedi Zwahlen-Bürki", "kind": "human"})
+    return {"mode": "standard", "target": 400, "seats": seats, "rounds": [encode_round(r) for r in state.rounds]}
+
+
+def import_record(page: Page, record: dict) -> None:
+    page.goto("/games/import/")
+    page.get_by_label("…or paste it").fill(json.dumps(record))
+    page.get_by_role("button", name="Import and replay").click()
+    page.wait_for_url(re.compile(r"/games/\d+/replay"))
+    expect(page.locator(REPLAY)).to_have_attribute("data-ready", "true")
+
+
+def texts_reading_null(page: Page) -> list[str]:
+    """Every element of the page with a text of its own that reads "null" (a JavaScript null written out)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('body *:not(script):not(style)')]
+            .filter(e => [...e.childNodes].some(n => n.nodeType === Node.TEXT_NODE && /\\bnull\\b/.test(n.textContent)))
+            .map(e => e.outerHTML.slice(0, 120))"""
+    )
+
+
+def horizontal_overflow(page: Page) -> int:
+    return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+
+
+def box_in_view(page: Page, selector: str) -> dict:
+    """The element's box in the viewport, and whether it lies wholly inside it."""
+    return page.locator(selector).first.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+            return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                    inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth}; }"""
+    )
+
+
+def clipped_names(page: Page) -> list[dict]:
+    """Seat names and compass labels that overflow their box or break inside a word."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.rp-name, .rp-compass')].flatMap(e => {
+            const found = [];
+            if (e.scrollWidth > e.clientWidth) {
+                found.push({text: e.textContent, why: `${e.scrollWidth}px wide in ${e.clientWidth}px`});
+            }
+            // A line may end at a space or after a hyphen, never inside a word ("(stron g)").
+            for (const match of e.textContent.matchAll(/[^\\s-]+/g)) {
+                const range = document.createRange();
+                range.setStart(e.firstChild, match.index);
+                range.setEnd(e.firstChild, match.index + match[0].length);
+                const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                if (lines.size > 1) found.push({text: e.textContent, why: `"${match[0]}" broken over lines`});
+            }
+            return found;
+        })"""
+    )
 
 
 def test_replay_a_fair_game_from_my_games(open_page):
@@ -122,7 +202,8 @@ def test_replay_a_fair_game_from_my_games(open_page):
 
     # The twin round at the same card: each hand is the original's with the suits permuted, at the other team.
     pair = first["pair"]
-    expect(page.get_by_test_id("rpa")).to_contain_text(f"RPA {pair['rpa']:+d}" if pair["rpa"] else "RPA 0")
+    south = pair_score(data, data["pairs"][0], team=0)  # the player sat South
+    expect(page.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased('you', south)}")
     page.keyboard.press("Home")
     page.get_by_test_id("twin").click()
     expect_position(page, pair["twin"], 0)
@@ -133,7 +214,7 @@ def test_replay_a_fair_game_from_my_games(open_page):
         assert twin_seat % 2 != seat % 2
     twin_rpa = data["rounds"][pair["twin"] - 1]["pair"]["rpa"]
     assert twin_rpa == -pair["rpa"]
-    expect(page.get_by_test_id("rpa")).to_contain_text(f"RPA {twin_rpa:+d}" if twin_rpa else "RPA 0")
+    expect(page.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased('you', south)}")  # the same pair
     page.get_by_test_id("slider").fill("17")
     expect_position(page, pair["twin"], 17)
     page.get_by_test_id("twin").click()
@@ -160,3 +241,93 @@ def test_replay_a_fair_game_from_my_games(open_page):
     overflow = phone.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the replay is {overflow}px wider than a phone"
     screenshot(phone, "replay-phone")
+
+
+def test_a_standard_games_replay_shows_no_null(open_page):
+    page = open_page()
+    import_record(page, standard_record())
+    for seat in range(4):
+        expect(page.get_by_test_id(f"hand-{seat}").locator(".card")).to_have_count(9)
+    assert texts_reading_null(page) == []
+    page.keyboard.press("End")
+    assert texts_reading_null(page) == []
+
+
+def test_on_a_small_phone_the_step_buttons_and_the_trick_stay_in_view(open_page):
+    page = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+    import_record(page, standard_record())
+    assert texts_reading_null(page) == []
+    buttons_before = box_in_view(page, "[data-testid=next]")
+    assert buttons_before["inside"], buttons_before
+    for card in range(1, 11):
+        page.get_by_test_id("next").click()
+        expect(page.locator(REPLAY)).to_have_attribute("data-card", str(card))
+    for testid in ("first", "prev", "next", "last", "slider", "trick"):
+        box = box_in_view(page, f"[data-testid={testid}]")
+        assert box["inside"], (testid, box)
+    # The trick is not hidden behind the buttons stuck to the bottom of the screen.
+    controls = box_in_view(page, "#replay-controls")
+    assert box_in_view(page, "[data-testid=trick]")["bottom"] <= controls["top"] + 1
+    for code in page.locator("[data-testid=trick] .card").evaluate_all("cs => cs.map(c => c.dataset.card)"):
+        assert box_in_view(page, f"[data-testid=trick] [data-card='{code}']")["inside"], code
+    screenshot(page, "replay-small-phone")
+
+    # Side hands are one fanned row each, every card's index left showing; names are whole.
+    for seat in (1, 3):
+        cards = (
+            page.get_by_test_id(f"hand-{seat}")
+            .locator(".card")
+            .evaluate_all("cs => cs.map(c => { const r = c.getBoundingClientRect(); return [r.left, r.top]; })")
+        )
+        assert len(cards) >= 6, cards
+        assert len({round(top) for _, top in cards}) == 1, f"seat {seat}'s hand wraps: {cards}"
+        steps = [b[0] - a[0] for a, b in itertools.pairwise(cards)]
+        assert min(steps) >= 12, f"seat {seat}'s cards overlap too far to read: {steps}"
+    assert clipped_names(page) == []
+    assert horizontal_overflow(page) <= 0
+
+
+def test_the_replay_fits_laptop_screens(open_page):
+    record = standard_record(seed=6)
+    for viewport in LAPTOPS:
+        page = open_page(viewport=viewport)
+        import_record(page, record)
+        for card in range(1, 11):
+            page.get_by_test_id("next").click()
+            expect(page.locator(REPLAY)).to_have_attribute("data-card", str(card))
+        assert horizontal_overflow(page) <= 0, viewport
+        for testid in ("next", "trick"):
+            assert box_in_view(page, f"[data-testid={testid}]")["inside"], (viewport, testid)
+        assert clipped_names(page) == [], viewport
+
+
+def test_pair_scores_are_told_from_the_viewers_side(open_page):
+    page = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+    become_guest(page, "Beat")
+    open_fair_table(page, "Our side", rounds=2, seat="1")  # East: the East & West team
+    add_bots(page, [0, 2, 3], bot="random")
+    start_game(page)
+    play_to_the_end(page)
+    page.get_by_test_id("replay-link").click()
+    page.wait_for_url(re.compile(r"/games/\d+/replay"))
+    expect(page.locator(REPLAY)).to_have_attribute("data-ready", "true")
+    data = replay_json(page)
+    [pair] = data["pairs"]
+    assert pair["rounds"] == [1, 2] and pair["number"] == 1
+    ours = pair_score(data, pair, team=1)
+    expect(page.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased('you', ours)}")
+    row = page.get_by_test_id("pair-score")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Pair 1 · rounds 1 & 2")
+    expect(row).to_contain_text(phrased("you", ours))
+    assert texts_reading_null(page) == []
+    assert horizontal_overflow(page) <= 0
+
+    # Somebody who did not play sees the same pair from North & South: the other sign.
+    other = open_page(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+    other.goto(page.url)
+    expect(other.locator(REPLAY)).to_have_attribute("data-ready", "true")
+    theirs = pair_score(data, pair, team=0)
+    assert theirs == -ours
+    expect(other.get_by_test_id("rpa")).to_have_text(f"Pair score {phrased(TEAM_NAMES[0], theirs)}")
+    expect(other.get_by_test_id("pair-score")).to_contain_text(phrased(TEAM_NAMES[0], theirs))

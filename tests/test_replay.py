@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from games import service
 from games.engine import CARD_CODES, SUIT_LETTERS, Action, team_of
-from games.models import Fault, Game
+from games.models import Fault, Game, Player
 from games.records import game_record, import_record
 from games.replay import replay_data
 
@@ -82,6 +82,41 @@ def test_fair_pairs_name_their_twin_the_permutation_and_the_rpa():
             assert two["pair"]["seat_map"][twin_seat] == seat
             # The same hand goes to the other team: that is the point of a fair pair.
             assert team_of(twin_seat) != team_of(seat)
+
+
+def test_pairs_are_numbered_in_play_order():
+    game = fair_game(rounds=4, seed=5)  # this schedule repeats round 2 before round 1
+    state = service.load_state(game)
+    assert state.plan.pairs() != sorted(state.plan.pairs())
+    data = replay_data(game)
+    assert [p["rounds"] for p in data["pairs"]] == sorted([a + 1, b + 1] for a, b in state.plan.pairs())
+    assert data["pairs"][0]["rounds"][0] == 1 and data["pairs"][0]["number"] == 1
+    for pair in data["pairs"]:
+        for number in pair["rounds"]:
+            assert data["rounds"][number - 1]["pair"]["number"] == pair["number"]
+
+
+def test_pair_scores_agree_with_the_rpa_for_each_team():
+    game = fair_game(rounds=4, seed=5)
+    state = service.load_state(game)
+    rpa = state.round_point_advantages()
+    data = replay_data(game)
+    for pair in data["pairs"]:
+        for index in (pair["rounds"][0] - 1, pair["rounds"][1] - 1):
+            starting = team_of(state.rounds[index].forehand_seat)
+            # The round's RPA is its starting team's pair score; the other team's is its negative.
+            assert pair["scores"][starting] == rpa[index] == -pair["scores"][1 - starting]
+            assert data["rounds"][index]["pair"]["scores"] == pair["scores"]
+    assert sum(abs(p["scores"][0]) for p in data["pairs"]) > 0  # not a trivially even game
+
+
+def test_the_replay_takes_the_side_of_the_viewer_who_played():
+    game = fair_game(rounds=2, seed=3)
+    east, stranger = Player.objects.create(name="Vreni"), Player.objects.create(name="Godi")
+    game.seats.filter(position=1).update(player=east, bot="", name="Vreni")
+    assert replay_data(game, viewer=east)["viewer"] == {"seat": 1, "team": 1}
+    assert replay_data(game, viewer=stranger)["viewer"] == {"seat": None, "team": 0}
+    assert replay_data(game)["viewer"] == {"seat": None, "team": 0}
 
 
 def test_a_standard_game_ends_mid_round_in_the_replay():

@@ -10,6 +10,8 @@ const POSITIONS = { 0: "top", 3: "left", 1: "right", 2: "bottom" };
 const TEAM_NAMES = ["North & South", "East & West"];
 
 const ui = {
+  felt: document.getElementById("replay-felt"),
+  controls: document.getElementById("replay-controls"),
   select: document.getElementById("round-select"),
   pair: document.getElementById("pair-box"),
   center: document.getElementById("rp-center"),
@@ -42,6 +44,17 @@ function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
 
+// Fair pair scores are told from one side: the viewer's team if they played the game, else North & South.
+const viewer = data.viewer || { seat: null, team: 0 };
+const viewerSide = viewer.seat === null ? TEAM_NAMES[viewer.team] : "you";
+
+function pairScore(scores) {
+  // "you +23" / "North & South -12": what the viewer's team made with a pair's hands minus the other team's.
+  if (!scores) return `${viewerSide} –`;
+  const n = scores[viewer.team];
+  return `${viewerSide} ${n === 0 ? "±0" : signed(n)}`;
+}
+
 // -- position and URL ---------------------------------------------------------------------
 
 function clamp(value, low, high) {
@@ -62,11 +75,12 @@ function writeUrl() {
   window.history.replaceState(null, "", url);
 }
 
-function go(round, card) {
+function go(round, card, { reveal = true } = {}) {
   const r = clamp(round, 0, rounds.length - 1);
   at = { round: r, card: clamp(card, 0, length(r)) };
   writeUrl();
   render();
+  if (reveal) keepTrickInView();
 }
 
 function step(delta) {
@@ -79,6 +93,17 @@ function step(delta) {
   } else if (round > 0) {
     go(round - 1, length(round - 1));
   }
+}
+
+function keepTrickInView() {
+  // The step buttons stick to the bottom of the screen; on a short screen (a phone) they would cover the
+  // felt below the fold. Scroll just enough that the felt (or, if it is taller than the room, the trick)
+  // sits above them, so that every step is seen where it happens.
+  const room = Math.min(window.innerHeight, ui.controls.getBoundingClientRect().top);
+  const felt = ui.felt.getBoundingClientRect();
+  const target = felt.height <= room ? felt : ui.center.getBoundingClientRect();
+  if (target.top < 0) window.scrollBy(0, target.top);
+  else if (target.bottom > room) window.scrollBy(0, Math.min(target.bottom - room, target.top));
 }
 
 function switchToTwin() {
@@ -114,7 +139,8 @@ function renderSeat(rnd, seat, hands, toPlay) {
     : null;
   zone.classList.toggle("rp-seat-to-play", toPlay === seat);
   zone.dataset.team = String(seat % 2);
-  zone.replaceChildren(
+  // replaceChildren would write a null child as the text "null": leave out what is not there.
+  zone.replaceChildren(...[
     h("div", { class: "rp-nameplate" },
       h("span", { class: "rp-compass" }, SEAT_NAMES[seat]),
       h("strong", { class: "rp-name" }, playerName(seat)),
@@ -123,11 +149,12 @@ function renderSeat(rnd, seat, hands, toPlay) {
         : null,
       toPlay === seat ? h("span", { class: "rp-to-play" }, "to play") : null,
       ...seatTags(rnd, seat)),
-    h("div", { class: "rp-hand", "data-testid": `hand-${seat}`, "data-count": cards.length },
+    h("div", { class: "rp-hand", "data-testid": `hand-${seat}`, "data-count": cards.length, style: `--n: ${cards.length}` },
       cards.length
         ? cards.map((code) => cardElement(code, { className: "card-mini" }))
         : h("span", { class: "rp-empty-hand" }, "no cards left")),
-    twin);
+    twin,
+  ].filter(Boolean));
 }
 
 function trickAt(rnd, card) {
@@ -170,6 +197,24 @@ function factsList(entries) {
     h("dt", {}, term), h("dd", testid ? { "data-testid": testid } : {}, value)]));
 }
 
+const PAIR_SCORE_HINT = "The points a team made with a pair's hands minus the points the other team made with the same hands";
+
+function pairsPanel() {
+  // Every pair of a fair game, numbered in play order, each score from the viewer's side.
+  if (!data.pairs.length) return null;
+  const here = roundOf().pair;
+  const heading = viewerSide === "you" ? `you (${TEAM_NAMES[viewer.team]})` : viewerSide;
+  return h("section", { class: "panel panel-compact rp-pairs", "data-testid": "pair-scores" },
+    h("h2", { class: "panel-title" }, `Pair scores for ${heading}`),
+    h("p", { class: "hint" }, PAIR_SCORE_HINT, "."),
+    h("ol", { class: "rp-pair-list" }, data.pairs.map((p) => h("li", {
+      class: `rp-pair-row${here && here.number === p.number ? " rp-pair-here" : ""}`,
+      "data-testid": "pair-score", "data-pair": p.number,
+    },
+    h("span", {}, `Pair ${p.number} · rounds ${p.rounds[0]} & ${p.rounds[1]}`),
+    h("strong", { class: "rp-pair-score" }, pairScore(p.scores))))));
+}
+
 function renderSide(rnd) {
   const running = rnd.running[at.card];
   const total = [rnd.scores_before[0] + running[0], rnd.scores_before[1] + running[1]];
@@ -207,6 +252,7 @@ function renderSide(rnd) {
       h("h2", { class: "panel-title" }, "Bot faults this round"),
       h("p", { class: "hint" }, "A random legal move was played in the bot's stead."),
       h("ul", {}, faults)) : null,
+    pairsPanel(),
   ].filter(Boolean));
 }
 
@@ -221,7 +267,6 @@ function renderPair(rnd) {
     return;
   }
   const p = rnd.pair;
-  const starting = TEAM_NAMES[rnd.forehand % 2];
   const suits = Object.entries(p.suits).filter(([a, b]) => a !== b)
     .map(([a, b]) => h("span", { class: "rp-perm" }, h("span", { class: `suit-${a}` }, SUITS[a].symbol), "→", h("span", { class: `suit-${b}` }, SUITS[b].symbol)));
   ui.pair.hidden = false;
@@ -229,10 +274,8 @@ function renderPair(rnd) {
     h("span", { class: "pair-label", "data-testid": "pair-label" },
       `Pair ${p.number}: round ${p.original ? rnd.round : p.twin} and its twin, round ${p.original ? p.twin : rnd.round}`),
     h("span", { class: "pair-suits", title: "Suits of the original → suits of the twin" }, "Suits ", suits),
-    h("span", { class: "pair-rpa", "data-testid": "rpa" },
-      p.rpa === null || p.rpa === undefined
-        ? "RPA: –"
-        : h("span", {}, "RPA ", h("strong", {}, signed(p.rpa)), ` for ${starting} (started this round)`)),
+    h("span", { class: "pair-rpa", "data-testid": "rpa", title: PAIR_SCORE_HINT },
+      "Pair score ", h("strong", {}, pairScore(p.scores))),
     p.twin_played
       ? h("button", { type: "button", class: "button button-small", "data-testid": "twin", onclick: switchToTwin },
         `Twin: round ${p.twin} ⇄`)
@@ -278,7 +321,8 @@ function roundOption(rnd, index) {
 
 ui.select.replaceChildren(...rounds.map(roundOption));
 ui.select.addEventListener("change", () => go(Number(ui.select.value), 0));
-ui.slider.addEventListener("input", () => go(at.round, Number(ui.slider.value)));
+// Not while dragging the slider: the page must not move under the finger.
+ui.slider.addEventListener("input", () => go(at.round, Number(ui.slider.value), { reveal: false }));
 ui.first.addEventListener("click", () => go(at.round, 0));
 ui.last.addEventListener("click", () => go(at.round, length(at.round)));
 ui.prev.addEventListener("click", () => step(-1));
