@@ -187,6 +187,10 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
     state = service.load_state(game)
     seats = list(game.seats.order_by("position"))
     view = snapshot.game_view(game, state, seats, None)
+    # Fair pairs from the viewer's side: their team if they played, else North & South.
+    mine = next((s.position % 2 for s in seats if player is not None and s.player_id == player.pk), None)
+    side = 0 if mine is None else mine
+    pairs = [{**p, "value": None if p["advantage"] is None else p["advantage"][side]} for p in view.get("pairs") or []]
     return render(
         request,
         "game_result.html",
@@ -199,6 +203,8 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
             "player": player,
             "standins": game.actions.filter(standin=True).count(),
+            "pairs": pairs,
+            "pair_side": "you" if mine is not None else ("North & South"),
             "standin_label": snapshot.bot_label(game.standin_bot),
         },
     )

@@ -124,3 +124,13 @@ def test_a_fair_game_of_four_rounds_has_its_moments(open_page):
     # A pair completed before the last round was given in its summary, from the same side.
     for line in pair_lines["Anna"]:
         assert re.search(r"^Pair \d \(rounds \d & \d\): you ([+\u2212]\d+|±0)$", line), line
+
+    # The result page tells the pairs from the same side.
+    for page, sign in ((anna, 1), (beat, -1)):
+        page.goto(game_url)
+        rows = page.get_by_test_id("result-page-pair")
+        expect(rows).to_have_count(len(expected_ns))
+        assert [int(rows.nth(i).get_attribute("data-advantage")) for i in range(rows.count())] == [
+            sign * v for v in expected_ns
+        ]
+        assert all(re.search(r"you ([+\u2212]\d+|±0)$", rows.nth(i).inner_text()) for i in range(rows.count()))
