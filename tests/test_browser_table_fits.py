@@ -26,9 +26,13 @@ VIEWPORTS = {"laptop-768": (1366, 768), "laptop-800": (1366, 800), "phone": (375
 MEASURE = """() => {
     const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
     const all = (sel) => [...document.querySelectorAll(sel)].filter((el) => el.getClientRects().length);
-    const clipped = all('.seat-name, .seat-meta, .seat-bot-facts, .turn-flag').filter(
-        (el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1
-    ).map((el) => el.textContent.trim());
+    const clipped = all('.seat-name, .seat-meta, .seat-bot-facts, .turn-flag').filter((el) => {
+        // Wider than its own box, or reaching out of the box of the nameplate that clips it.
+        const plate = el.closest('.nameplate-text') || el.parentElement;
+        const a = el.getBoundingClientRect(), b = plate.getBoundingClientRect();
+        return el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1
+            || a.left < b.left - 1 || a.right > b.right + 1;
+    }).map((el) => el.textContent.trim());
     return {
         viewport: [innerWidth, innerHeight],
         scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight, scrollX, scrollY],

@@ -313,8 +313,8 @@ function focusTurn() {
   const active = document.activeElement;
   const typing = (active && active.matches("input, select, textarea")) || document.querySelector("dialog[open]");
   if (typing) return;
-  if (trump) trump.focus();
-  else if (!active || active === document.body) ui.hand.querySelector("[data-legal=true]")?.focus();
+  if (trump) trump.focus({ preventScroll: true });
+  else if (!active || active === document.body) ui.hand.querySelector("[data-legal=true]")?.focus({ preventScroll: true });
 }
 
 function lengthText() {
@@ -426,6 +426,10 @@ function renderSummary() {
     ...lines,
     h("button", { type: "button", class: "button button-primary", "data-testid": "summary-continue", "data-key": "summary-continue",
       onclick: closeSummary }, "Continue")));
+  if (!summary.shown) {
+    summary.shown = true;
+    ui.summary.firstChild.scrollIntoView({ block: "nearest" }); // in view on a phone scrolled to its hand
+  }
 }
 
 function renderScores() {
