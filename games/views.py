@@ -17,7 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, history, records, service, snapshot
+from games import access, history, records, rules_page, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
 from games.models import Game, Player
@@ -55,6 +55,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "default_clock": _default_clock(),
         },
     )
+
+
+def rules(request: HttpRequest) -> HttpResponse:
+    """How Schieber is played here: legal cards with pictures, scoring, fair mode and RPA."""
+    return render(request, "rules.html", {"player": player_for_request(request), **rules_page.rules_context()})
 
 
 def _default_clock() -> int:
