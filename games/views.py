@@ -53,6 +53,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "seat_names": SEAT_NAMES,
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
             "default_clock": _default_clock(),
+            "hide_over_after": round(settings.JASSWEB_LOBBY_FINISHED_MINUTES * 60),
+            "hide_over_minutes": f"{settings.JASSWEB_LOBBY_FINISHED_MINUTES:g}",
         },
     )
 

@@ -170,6 +170,10 @@ JASSWEB_TURN_CLOCK_CHOICES = [
 # is abandoned (bot-only games are played to their end).
 JASSWEB_ORPHAN_MINUTES = float(os.environ.get("JASSWEB_ORPHAN_MINUTES", "30"))
 
+# The lobby stops listing a table whose last game is finished or abandoned once nothing happened
+# there for this long (the page hides it too when it ages out while open).
+JASSWEB_LOBBY_FINISHED_MINUTES = float(os.environ.get("JASSWEB_LOBBY_FINISHED_MINUTES", "10"))
+
 # Remote HSLU bots: loopback, private and other non-public addresses are refused unless this is
 # on (the default only with DEBUG), or the host (or host:port) is listed in the allowlist.
 JASS_ALLOW_PRIVATE_BOT_URLS = _env_flag("JASS_ALLOW_PRIVATE_BOT_URLS", DEBUG)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser_helpers import screenshot
+from tests.browser_helpers import open_table, screenshot
 from tests.server_helpers import ROOT, _server_env, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
@@ -156,3 +156,35 @@ def test_result_page_shows_both_points_columns_on_a_phone(open_page, games):
     for column in columns:
         box = column.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE_SMALL["width"], (column.inner_text(), box)
+
+
+def test_phone_lobby_lists_tables_first_and_filters_them(open_page, games):
+    page = open_page(viewport=PHONE_SMALL, is_mobile=True, has_touch=True, device_scale_factor=2)
+    log_in(page)
+    expect(page.get_by_test_id("lobby-table")).to_have_count(3)  # the seeded games' tables, finished just now
+    tables, form = page.get_by_test_id("lobby-tables"), page.get_by_test_id("create-table")
+    assert tables.bounding_box()["y"] < form.bounding_box()["y"], "the table list comes before the New-table form"
+    assert tables.bounding_box()["y"] < PHONE_SMALL["height"], "the table list starts on the first screen"
+    open_table(page, "Fit filter table")
+    page.goto("/")
+    expect(page.get_by_test_id("lobby-live")).to_have_attribute("data-live", "true")
+    shown = page.locator("[data-testid=lobby-table]:visible")
+    filters = page.get_by_test_id("lobby-filter")
+    expect(shown).to_have_count(4)
+    for choice, count in (("Free seat", 1), ("Mine", 1), ("Running", 0), ("All", 4)):
+        filters.get_by_text(choice, exact=True).click()
+        expect(shown).to_have_count(count)
+        if count == 1:
+            expect(shown).to_contain_text("Fit filter table")
+        expect(page.get_by_test_id("lobby-filter-empty")).to_be_visible(visible=count == 0)
+    assert_fits(page, "lobby with filters")
+
+
+def test_finished_tables_leave_an_open_lobby_after_ten_quiet_minutes(open_page, games):
+    page = open_page(viewport=LAPTOP)
+    page.clock.install()
+    page.goto("/")
+    shown = page.locator("[data-testid=lobby-table]:visible")
+    expect(shown.filter(has_text="Donnerstagsjass")).to_have_count(3)
+    page.clock.fast_forward(11 * 60 * 1000)
+    expect(shown.filter(has_text="Donnerstagsjass")).to_have_count(0)
