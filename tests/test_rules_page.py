@@ -11,7 +11,7 @@ from games.rules_page import LEGAL_EXAMPLES, card_html, points_rows
 
 pytestmark = pytest.mark.django_db
 
-# What the page claims for each example, written out by hand from shared/RULES.md's legal-card rules.
+# What the page claims for each example, written out by hand from docs/rules.md's legal-card rules.
 EXPECTED_LEGAL = {
     "Follow suit, or trump": {"HA", "H7", "D6"},
     "Cannot follow: play anything": {"HQ", "C7", "S6", "HJ"},
