@@ -22,11 +22,13 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
 
 run: $(VENV)/.runtime-installed
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python -m bots.think
 	$(BIN)/daphne -b $(HOST) -p $(PORT) jassweb.asgi:application
 
 test: $(VENV)/.dev-installed
 	scripts/test-prerequisites.sh
+	$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python -m bots.think
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -38,4 +40,4 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

@@ -1,4 +1,4 @@
-"""The HSLU Jass JSON format (``shared/seeds/hslu-jass-server-interface.txt``, V0.2).
+"""The HSLU Jass JSON format (``docs/hslu-interface.md``, V0.2).
 
 - Requests to bots: ``encode_observation`` writes one seat's view (all four
   ``player`` entries, only the viewer's hand filled); ``decode_observation``

@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Q, Subquery
+from django.utils import timezone
 
 from bots.registry import BUILTIN_BOTS, bot_choices
 from games import states
@@ -456,11 +458,19 @@ def lobby_lists(viewer_ids: set[int], limit: int = 50) -> tuple[list[dict[str, A
 
 
 def _lobby_rows(tables_query, limit: int | None) -> list[dict[str, Any]]:
-    newest_game = Game.objects.filter(table=OuterRef("pk")).order_by("-created_at", "-pk").values("pk")[:1]
+    newest_game = Game.objects.filter(table=OuterRef("pk")).order_by("-created_at", "-pk")
+    # A table whose last game is over drops off the list once nothing happened there for a while
+    # (anything at a table, a seat taken after the game too, moves its updated_at); in the query,
+    # so that the limit counts only listed tables and one query serves every watcher.
+    quiet_since = timezone.now() - timedelta(minutes=settings.JASSWEB_LOBBY_FINISHED_MINUTES)
     query = (
         tables_query.distinct()
+        .annotate(
+            current_game_id=Subquery(newest_game.values("pk")[:1]),
+            current_status=Subquery(newest_game.values("status")[:1]),
+        )
+        .filter(Q(current_status=Game.RUNNING) | Q(current_status__isnull=True) | Q(updated_at__gte=quiet_since))
         .order_by("-updated_at")
-        .annotate(current_game_id=Subquery(newest_game))
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")))
     )
     tables = list(query[:limit] if limit else query)
@@ -470,10 +480,12 @@ def _lobby_rows(tables_query, limit: int | None) -> list[dict[str, Any]]:
         seats = list(table.seats.all())
         game = games.get(table.current_game_id)
         managers = {s.player_id for s in seats if s.player_id} | ({table.created_by_id} - {None})
+        seat_views = [_seat_view(s) for s in seats]
         result.append(
             {
                 **_table_options(table),
-                "seats": [_seat_view(s) for s in seats],
+                "seats": seat_views,
+                "free_seats": sum(1 for s in seat_views if s["kind"] == "empty"),
                 "managers": sorted(managers),  # who may add bots: the creator and seated players
                 "status": game.status if game else "waiting",
                 "points": game.points if game else None,

@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, history, records, service, snapshot
+from games import access, history, records, rules_page, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
 from games.models import Game, Player
@@ -58,8 +58,15 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "default_clock": _default_clock(),
             "round_pauses": service.ROUND_PAUSES,
             "default_pause": settings.JASSWEB_ROUND_PAUSE_S,
+            "hide_over_after": round(settings.JASSWEB_LOBBY_FINISHED_MINUTES * 60),
+            "hide_over_minutes": f"{settings.JASSWEB_LOBBY_FINISHED_MINUTES:g}",
         },
     )
+
+
+def rules(request: HttpRequest) -> HttpResponse:
+    """How Schieber is played here: legal cards with pictures, scoring, fair mode and RPA."""
+    return render(request, "rules.html", {"player": player_for_request(request), **rules_page.rules_context()})
 
 
 def _default_clock() -> int:

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -170,6 +171,10 @@ JASSWEB_TURN_CLOCK_CHOICES = [
 # is abandoned (bot-only games are played to their end).
 JASSWEB_ORPHAN_MINUTES = float(os.environ.get("JASSWEB_ORPHAN_MINUTES", "30"))
 
+# The lobby stops listing a table whose last game is finished or abandoned once nothing happened
+# there for this long (the page hides it too when it ages out while open).
+JASSWEB_LOBBY_FINISHED_MINUTES = float(os.environ.get("JASSWEB_LOBBY_FINISHED_MINUTES", "10"))
+
 # Remote HSLU bots: loopback, private and other non-public addresses are refused unless this is
 # on (the default only with DEBUG), or the host (or host:port) is listed in the allowlist.
 JASS_ALLOW_PRIVATE_BOT_URLS = _env_flag("JASS_ALLOW_PRIVATE_BOT_URLS", DEBUG)
@@ -198,7 +203,14 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("JASSWEB_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, compressed names once `collectstatic` ran (make run, make test); jassweb/staticfiles.py says why.
+    "staticfiles": {"BACKEND": "jassweb.staticfiles.HashedStaticStorage"},
+}
+# Files not collected yet are found in static/ (tests, a bare daphne); collected ones come with .gz/.br.
+WHITENOISE_USE_FINDERS = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LOGGING = {

@@ -1,4 +1,4 @@
-"""Named tests for the rules that implementations most often get wrong (shared/RULES.md)."""
+"""Named tests for the rules that implementations most often get wrong (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Schieber rules engine: pure Python, no Django, no I/O (spec: ``shared/RULES.md``).
+"""The Schieber rules engine: pure Python, no Django, no I/O (spec: ``docs/rules.md``).
 
 Public API::
 

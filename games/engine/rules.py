@@ -1,4 +1,4 @@
-"""Schieber card rules: legal cards, trick winner, trick points (``shared/RULES.md``).
+"""Schieber card rules: legal cards, trick winner, trick points (``docs/rules.md``).
 
 Two layers: the documented public functions take card ids and validate their
 input; the ``*_mask`` / table functions below them are the unchecked fast path

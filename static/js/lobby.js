@@ -106,7 +106,14 @@ function seatItem(t, s) {
 function tableItem(t) {
   const seated = playerId !== null && t.seats.some((s) => s.player_id === playerId);
   const url = `/tables/${t.id}/`;
-  return h("li", { class: "lobby-table", "data-testid": "lobby-table", "data-table-id": t.id },
+  // The same data attributes as includes/lobby_table.html: the filters and the ageing read them.
+  const facts = {
+    "data-status": t.status,
+    "data-updated": t.updated,
+    "data-free": String(t.free_seats > 0 && t.status !== "running"),
+    "data-mine": String(playerId !== null && t.managers.includes(playerId)),
+  };
+  return h("li", { class: "lobby-table", "data-testid": "lobby-table", "data-table-id": t.id, ...facts },
     h("div", { class: "lobby-table-head" },
       h("h3", { class: "lobby-table-name" }, h("a", { href: url }, t.name)),
       h("span", { class: `status status-${t.status}` }, t.status[0].toUpperCase() + t.status.slice(1))),
@@ -136,10 +143,49 @@ function renderTables(tables) {
   deferred = null;
   if (tables.length === 0) {
     list.replaceChildren(h("li", { class: "empty-note" }, "No tables yet. Open one and add some bots."));
-    return;
+  } else {
+    list.replaceChildren(...tables.map(tableItem));
   }
-  list.replaceChildren(...tables.map(tableItem));
+  applyFilter();
 }
+
+// -- filters (free seat, running, mine) and finished tables ageing out -------------------
+// Client-side, so that the server still renders one list for all lobby watchers.
+
+const filters = document.querySelector("[data-testid=lobby-filter]");
+const filterEmpty = document.querySelector("[data-testid=lobby-filter-empty]");
+const hideOverAfterMs = Number(list.dataset.hideOverAfter || 0) * 1000;
+const FILTER_KEY = "jassweb.lobby-filter";
+
+function applyFilter() {
+  const chosen = filters.querySelector("input:checked")?.value ?? "all";
+  list.dataset.filter = chosen;
+  const now = Date.now();
+  let shown = 0;
+  const items = list.querySelectorAll(".lobby-table");
+  for (const item of items) {
+    const over = item.dataset.status === "finished" || item.dataset.status === "abandoned";
+    // The server leaves such tables out of new lists; this hides one that ages out while the page is open.
+    item.hidden = hideOverAfterMs > 0 && over && now - Date.parse(item.dataset.updated) > hideOverAfterMs;
+    const matches = chosen === "all" || (chosen === "free" && item.dataset.free === "true")
+      || (chosen === "running" && item.dataset.status === "running") || (chosen === "mine" && item.dataset.mine === "true");
+    item.dataset.match = String(matches);
+    if (matches && !item.hidden) shown += 1;
+  }
+  filterEmpty.hidden = shown > 0 || items.length === 0;
+}
+
+filters.addEventListener("change", () => {
+  try { sessionStorage.setItem(FILTER_KEY, filters.querySelector("input:checked").value); } catch { /* private mode */ }
+  applyFilter();
+});
+try {
+  const saved = sessionStorage.getItem(FILTER_KEY);
+  const input = saved && filters.querySelector(`input[value="${saved}"]`);
+  if (input) input.checked = true;
+} catch { /* storage unavailable: start with all tables */ }
+applyFilter();
+setInterval(applyFilter, 30_000);
 
 function setLive(status) {
   live.dataset.live = String(status === "open");

@@ -1,0 +1,121 @@
+"""Page weight: the table page's CSS and JS modules under hashed names, compressed, cached for good.
+
+``collectstatic`` writes hashed, gzip- and brotli-compressed copies (``make run`` and ``make test``
+run it); WhiteNoise serves them with ``Cache-Control: immutable``. The modules' relative imports
+go through the page's import map to hashed names too: a real browser proves that the modules load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from jassweb.staticfiles import HashedStaticStorage
+from tests.server_helpers import ROOT, _server_env, running_server
+
+pytest_plugins = ["tests.browser_helpers"]
+
+HASHED = re.compile(r"^/static/.+\.[0-9a-f]{12}\.(js|css)$")
+A_YEAR = 365 * 24 * 3600
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], int]:
+    """A database with one table, and the static files collected into a folder of this module."""
+    folder = tmp_path_factory.mktemp("static")
+    env = {"JASSWEB_SQLITE_PATH": str(folder / "db.sqlite3"), "JASSWEB_STATIC_ROOT": str(folder / "root")}
+    run = {"cwd": ROOT, "env": _server_env(env), "check": True, "capture_output": True, "text": True}
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], **run)
+    made = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from games import service; print(service.create_table(None, name='Light').pk)",
+        ],
+        **run,
+    )
+    return env, int(made.stdout.split()[-1])
+
+
+@pytest.fixture(scope="module", params=["debug", "production"])
+def served(request, collected) -> Iterator[tuple[str, int]]:
+    env, table = collected
+    if request.param == "production":
+        env = {**env, "JASSWEB_DEBUG": "0", "DJANGO_SECRET_KEY": "static-files-test"}
+    with running_server(env) as base:
+        yield base, table
+
+
+def asset_urls(html: str) -> list[str]:
+    """The stylesheet, the module scripts and every module of the import map."""
+    urls = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
+    urls += re.findall(r'<script type="module" src="([^"]+)"', html)
+    imports = re.search(r'<script type="importmap">(.*?)</script>', html)
+    assert imports, "the page has an import map for the modules' relative imports"
+    urls += json.loads(imports.group(1))["imports"].values()
+    return sorted(set(urls))
+
+
+def test_table_page_assets_are_hashed_compressed_and_cached_for_good(served):
+    base, table = served
+    html = httpx.get(f"{base}/tables/{table}/").text
+    urls = asset_urls(html)
+    assert any(u.endswith(".css") for u in urls) and any("/table." in u for u in urls), urls
+    plain = brotli = 0
+    for url in urls:
+        assert HASHED.match(url), url
+        for encoding in ("br", "gzip"):
+            response = httpx.get(base + url, headers={"Accept-Encoding": encoding})
+            assert response.status_code == 200, url
+            assert response.headers.get("content-encoding") == encoding, (url, response.headers)
+            cache = response.headers["cache-control"]
+            assert "immutable" in cache and int(re.search(r"max-age=(\d+)", cache).group(1)) >= A_YEAR, cache
+            if encoding == "br":
+                brotli += int(response.headers["content-length"])
+        plain += len(httpx.get(base + url, headers={"Accept-Encoding": "identity"}).content)
+    assert brotli < plain / 3, (brotli, plain)  # text compresses well: about a quarter on the wire
+
+
+def test_a_browser_loads_every_module_under_its_hashed_name(served, browser):
+    base, table = served
+    context = browser.new_context(base_url=base)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    loaded: list[str] = []
+    page.on("requestfinished", lambda request: loaded.append(request.url))
+    page.goto(f"/tables/{table}/")
+    expect(page.get_by_test_id("table-app")).to_have_attribute("data-socket", "open")
+    assets = [u.removeprefix(base) for u in loaded if "/static/" in u]
+    assert any("/static/js/dom." in u for u in assets), assets  # imported by another module, not by the page
+    assert all(HASHED.match(u) for u in assets), assets
+    assert not errors, errors
+    context.close()
+
+
+def test_an_edited_static_file_is_served_under_its_plain_name_in_debug(settings, tmp_path):
+    source, root = tmp_path / "static", tmp_path / "root"
+    (source / "js").mkdir(parents=True)
+    root.mkdir()
+    (source / "js" / "a.js").write_text("export const a = 1;\n")
+    manifest = {"paths": {"js/a.js": "js/a.0123456789ab.js"}, "version": "1.1", "hash": "0"}
+    (root / "staticfiles.json").write_text(json.dumps(manifest))
+    os.utime(source / "js" / "a.js", (1, 1))  # collected after its last edit
+    settings.STATICFILES_DIRS = [source]
+    settings.DEBUG = True
+    assert HashedStaticStorage(location=root, base_url="/static/").url("js/a.js") == "/static/js/a.0123456789ab.js"
+    (source / "js" / "a.js").write_text("export const a = 2;\n")  # edited since
+    assert HashedStaticStorage(location=root, base_url="/static/").url("js/a.js") == "/static/js/a.js"
+    settings.DEBUG = False  # production serves what was collected
+    assert HashedStaticStorage(location=root, base_url="/static/").url("js/a.js") == "/static/js/a.0123456789ab.js"
