@@ -39,6 +39,9 @@ class Player(models.Model):
         return self.name
 
 
+ROUND_PAUSES = (0, 3, 5, 10)  # seconds a round's summary may stay before the next deal's bots move
+
+
 class Table(models.Model):
     """A table with its options; it hosts one game at a time, and new games after that."""
 
@@ -62,7 +65,8 @@ class Table(models.Model):
     # Seconds a person has for a move before a stand-in bot plays for them (0: no clock).
     turn_clock_s = models.PositiveSmallIntegerField(default=0)
     standin_bot = models.CharField(max_length=40, default="rules")  # the built-in bot that stands in
-    # Seconds the round's summary stays before the next deal's first bot move (people may go on sooner).
+    # Seconds the round's summary stays before the next deal's first bot move (people may go on sooner),
+    # one of ROUND_PAUSES.
     round_pause_s = models.PositiveSmallIntegerField(default=5)
 
     class Meta:

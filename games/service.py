@@ -48,14 +48,13 @@ from games.engine import (
     Action as EngineAction,
 )
 from games.events import Send, publisher
-from games.models import Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
 
 log = logging.getLogger(__name__)
 
 MAX_TABLE_NAME = 60
 MAX_BOT_TIMEOUT = int(MAX_TIMEOUT)
 MAX_TURN_CLOCK = 600  # seconds a move; the pages offer JASSWEB_TURN_CLOCK_CHOICES
-ROUND_PAUSES = (0, 3, 5, 10)  # seconds a round's summary may stay before the next deal's bots move
 
 
 class ServiceError(Exception):

@@ -38,7 +38,7 @@ from games.engine import (
     team_of,
     why_not,
 )
-from games.models import Connection, Fault, Game, GameSeat, Player, Seat, Table
+from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table
 
 
 def _dumps(value: Any) -> str:
@@ -297,6 +297,7 @@ def table_part(table: Table, seats: list[Seat], online: list[int]) -> dict[str, 
         "bots": bot_choices(),
         "trumps": [*TRUMPS, PUSH],
         "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
+        "round_pauses": list(ROUND_PAUSES),
     }
 
 

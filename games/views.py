@@ -23,7 +23,7 @@ from bots.registry import bot_choices
 from games import access, history, records, rules_page, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
-from games.models import Game, Player
+from games.models import ROUND_PAUSES, Game, Player
 from games.replay import replay_data
 
 MAX_UPLOAD = 2 * 1024 * 1024  # bytes of a record file
@@ -56,7 +56,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "seat_names": SEAT_NAMES,
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
             "default_clock": _default_clock(),
-            "round_pauses": service.ROUND_PAUSES,
+            "round_pauses": ROUND_PAUSES,
             "default_pause": settings.JASSWEB_ROUND_PAUSE_S,
             "hide_over_after": round(settings.JASSWEB_LOBBY_FINISHED_MINUTES * 60),
             "hide_over_minutes": f"{settings.JASSWEB_LOBBY_FINISHED_MINUTES:g}",

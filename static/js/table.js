@@ -1069,7 +1069,7 @@ function clockForm(t) {
   view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, b.label)));
   const pause = h("select", { id: "round-pause-input", "data-testid": "round-pause-input", "data-key": "round-pause-input",
     "aria-label": "Round summary", onchange: remember },
-  [0, 3, 5, 10].map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? `Round summary ${s} s` : "No round summary")));
+  (view.round_pauses || [0, 3, 5, 10]).map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? `Round summary ${s} s` : "No round summary")));
   return h("form", {
     class: "timeout-form", "data-testid": "clock-form",
     onsubmit: (event) => {
