@@ -86,6 +86,7 @@ def test_arena_without_store_writes_nothing():
     assert Game.objects.count() == 0
 
 
+@pytest.mark.services
 def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
     with jasskit_service("arena") as base:
         lines = arena(
@@ -107,6 +108,7 @@ def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
     assert len(rows) == 1 and rows[0].split()[-1] == "0", "jass-kit's bot answers every request: no fault"
 
 
+@pytest.mark.services
 def test_arena_counts_a_remote_bots_faults():
     with FaultyBots() as bots:
         url = bots.url("illegal")

@@ -24,6 +24,8 @@ from tests.services import postgres_database, require_redis
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
+pytestmark = pytest.mark.services
+
 
 def test_one_driver_at_a_time_and_a_dead_drivers_games_pass_to_another(db):
     """Leases at the database: one worker drives a game; when it stops beating, another takes it over."""

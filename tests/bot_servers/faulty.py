@@ -25,12 +25,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from games.engine import CARD_CODES, FULL_DECK, PUSH, TRUMPS, iter_cards
 from games.hslu import decode_observation
+from tests import tiers
 
 
 class FaultyBots:
     """Start with ``with FaultyBots() as bots:``; ``bots.url("illegal")`` is a bot URL."""
 
     def __init__(self) -> None:
+        tiers.require("services", "an HTTP bot server")
         self.requests: Counter[str] = Counter()
         self.players: list[int] = []  # the currentPlayer of every request that had one (HSLU seat)
         self.in_flight = 0
