@@ -120,3 +120,9 @@ class ThinkConsumer(SyncConsumer):
         async_to_sync(self.channel_layer.send)(
             message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
         )
+
+    def bot_ping(self, message: dict[str, Any]) -> None:
+        """A server's health check (``/healthz``): answer it, queued behind the decisions before it."""
+        from asgiref.sync import async_to_sync
+
+        async_to_sync(self.channel_layer.send)(message["reply"], {"type": "bot.pong", "nonce": message.get("nonce")})
