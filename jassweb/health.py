@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -31,6 +32,8 @@ from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefuncti
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
+
+log = logging.getLogger(__name__)
 
 PATH = "/healthz"
 TIMEOUT_S = 3.0
@@ -63,8 +66,9 @@ async def check_database() -> dict[str, Any]:
 class _Echo:
     """One channel per process and layer that health checks send to and read from, one check at a time."""
 
-    def __init__(self, alias: str) -> None:
+    def __init__(self, alias: str, prefix: str = "healthz.") -> None:
         self.alias = alias
+        self.prefix = prefix
         self.channel: str | None = None
         self.lock: asyncio.Lock | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -84,7 +88,7 @@ class _Echo:
             raise CheckFailed(f"no channel layer {self.alias!r} is configured")
         async with self._lock():
             if self.channel is None:
-                self.channel = await layer.new_channel("healthz.")
+                self.channel = await layer.new_channel(self.prefix)
             nonce = uuid.uuid4().hex
             await send(layer, self.channel, nonce)
             try:
@@ -93,7 +97,10 @@ class _Echo:
                     if message.get("type") == expect and message.get("nonce") == nonce:
                         return
             except asyncio.CancelledError:
-                self.channel = None  # a cancelled receive gives the channel up (pub/sub unsubscribes)
+                # The pub/sub layer gives a channel up when its receive is cancelled (a timed-out check);
+                # a process-local channel ("…!…") stays, and the next check skips its late answer.
+                if "!" not in self.channel:
+                    self.channel = None
                 raise
 
 
@@ -130,7 +137,7 @@ async def _thinker_answers() -> str:
 
     global _thinker_echo
     if _thinker_echo is None:
-        _thinker_echo = _Echo(thinkers.LAYER)
+        _thinker_echo = _Echo(thinkers.LAYER, thinkers.REPLY_PREFIX)
 
     async def send(layer, channel: str, nonce: str) -> None:
         await layer.send(thinkers.CHANNEL, {"type": "bot.ping", "reply": channel, "nonce": nonce})
@@ -213,6 +220,11 @@ async def health() -> tuple[int, dict[str, Any]]:
 def _response(status: int, report: dict[str, Any]) -> HttpResponse:
     response = HttpResponse(json.dumps(report) + "\n", status=status, content_type="application/json")
     response["Cache-Control"] = "no-store"
+    if status != 200:
+        # One warning that names what fails, instead of Django's error line for every 503 a probe gets.
+        failing = {name: report["checks"][name]["error"] for name in report["failing"]}
+        log.warning("healthz: %s failing: %s", ", ".join(failing), failing, extra={"event": "healthz_failing"})
+        response._has_been_logged = True
     return response
 
 

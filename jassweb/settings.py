@@ -189,7 +189,10 @@ if JASSWEB_THINKERS == "channels":
         # The classic layer, not pub/sub: a request on a normal channel goes to exactly one worker.
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
-            "hosts": [REDIS_URL],
+            # A worker waits for requests with BZPOPMIN for 5 s; redis-py's default read timeout is 5 s too,
+            # so an idle worker's wait ended in a TimeoutError that stopped `runworker`. A longer read timeout
+            # lets the wait end as Redis ends it (a socket_timeout in REDIS_URL's query still wins).
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
             "prefix": os.environ.get("JASSWEB_CHANNEL_PREFIX", "jassweb") + "-bots",
             "capacity": 10000,
             "expiry": 30,
