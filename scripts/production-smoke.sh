@@ -23,7 +23,8 @@ ROUNDS="${SMOKE_ROUNDS:-4}"
 say() { echo "smoke: $*"; }
 fail() { echo "smoke: FAILED: $*" >&2; exit 1; }
 
-command -v nginx >/dev/null 2>&1 || fail "nginx is missing (apt-get install nginx, or run scripts/test-prerequisites.sh)"
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+[ -x "$NGINX" ] || fail "nginx is missing (apt-get install nginx, or run scripts/test-prerequisites.sh)"
 command -v openssl >/dev/null 2>&1 || fail "openssl is missing (apt-get install openssl)"
 [ -x "$PY" ] || fail "no $PY: run make test (or make run) first"
 
@@ -176,9 +177,9 @@ http {
     include $WORK/nginx/jassweb.conf;
 }
 EOF
-nginx -t -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/logs/nginx-t.log" 2>&1 \
+"$NGINX" -t -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/logs/nginx-t.log" 2>&1 \
   || fail "nginx -t: $(cat "$WORK/logs/nginx-t.log")"
-start nginx nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g "daemon off;"
+start nginx "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g "daemon off;"
 wait_for "https://127.0.0.1:$HTTPS/healthz" 30 --cacert "$WORK/nginx/cert.pem"
 say "nginx on https://127.0.0.1:$HTTPS (http://127.0.0.1:$HTTP redirects) -> daphne :$WEB1, :$WEB2"
 
