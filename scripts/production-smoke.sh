@@ -20,7 +20,7 @@ POSTGRES_DSN="${JASSWEB_TEST_POSTGRES:-postgresql://postgres@127.0.0.1:5432/post
 REDIS="${JASSWEB_TEST_REDIS_URL:-redis://127.0.0.1:6379/0}"
 ROUNDS="${SMOKE_ROUNDS:-4}"
 
-say() { echo "smoke: $*"; }
+say() { echo "smoke: [${SECONDS}s] $*"; }
 fail() { echo "smoke: FAILED: $*" >&2; exit 1; }
 
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
