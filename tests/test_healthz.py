@@ -48,6 +48,7 @@ def wait_for_health(base: str, status: int, seconds: float = 60) -> dict:
 
 @pytest.mark.django_db(transaction=True)
 def test_healthz_is_ok_with_sqlite_and_the_in_memory_layer():
+    think.shutdown()  # as in a fresh server (an earlier test may have left this process's pool running)
     response = Client().get("/healthz")
     assert response.status_code == 200 and response["Cache-Control"] == "no-store"
     report = response.json()
