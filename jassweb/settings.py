@@ -268,6 +268,8 @@ JASSWEB_ADMIN_PATH = env.str("JASSWEB_ADMIN_PATH", default="admin/")
 # One JSON object per line in production (for a log collector), a plain readable line in development;
 # JASSWEB_LOG_FORMAT=json|plain chooses. Game events carry their ids as fields (games/oplog.py).
 JASSWEB_LOG_FORMAT = env.str("JASSWEB_LOG_FORMAT", default="plain" if DEBUG else "json")
+if JASSWEB_LOG_FORMAT not in ("plain", "json"):
+    raise RuntimeError(f"JASSWEB_LOG_FORMAT is 'plain' or 'json', got {JASSWEB_LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
