@@ -156,14 +156,20 @@ def pool() -> Executor:
         return _pool
 
 
-def _ready() -> bool:
+def ready() -> bool:
+    """A no-op a worker runs to show it is up (``start``, the health check)."""
     return True
+
+
+def started() -> bool:
+    """Whether this process's pool has been started (the server's bot runner starts it)."""
+    return _pool is not None
 
 
 def start() -> None:
     """Start the pool and its workers now (a blocking call: run it off the event loop), not at the first move."""
     executor = pool()
-    for future in [executor.submit(_ready) for _ in range(worker_count())]:
+    for future in [executor.submit(ready) for _ in range(worker_count())]:
         future.result()
 
 

@@ -37,6 +37,10 @@ CHANNEL = "bots-think"
 GRACE_SECONDS = 1.0  # how long past its deadline an answer may still come
 NO_DEADLINE_SECONDS = 5.0  # the wait for bots that have no time budget (random, rules)
 FALLBACK_BOT = "rules"
+# The prefix of a server's reply channels. Channels' classic Redis layer reads a process's channels of one
+# prefix from one Redis list, one reader at a time: every reply channel of a process (the thinkers', the
+# health check's) must share it, or one reader waits forever behind the other.
+REPLY_PREFIX = "bot-replies."
 
 
 class RemoteThinkers:
@@ -54,7 +58,7 @@ class RemoteThinkers:
         self.layer = get_channel_layer(LAYER)
         if self.layer is None:
             raise RuntimeError("JASSWEB_THINKERS=channels needs the 'bots' channel layer (set REDIS_URL)")
-        self.reply_channel = await self.layer.new_channel("bot-replies.")
+        self.reply_channel = await self.layer.new_channel(REPLY_PREFIX)
         self._receiver = asyncio.get_running_loop().create_task(self._receive(), name="thinker-replies")
 
     async def close(self) -> None:
@@ -120,3 +124,9 @@ class ThinkConsumer(SyncConsumer):
         async_to_sync(self.channel_layer.send)(
             message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
         )
+
+    def bot_ping(self, message: dict[str, Any]) -> None:
+        """A server's health check (``/healthz``): answer it, queued behind the decisions before it."""
+        from asgiref.sync import async_to_sync
+
+        async_to_sync(self.channel_layer.send)(message["reply"], {"type": "bot.pong", "nonce": message.get("nonce")})

@@ -199,6 +199,14 @@ class GameSeat(models.Model):
         return seat_kind(self)
 
 
+class RemoteBotSeat(GameSeat):
+    """A game's seat played by an HSLU bot by URL: the admin's list of remote bots (no table of its own)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "remote bot in a game"
+
+
 class Action(models.Model):
     """One move of a game, in order: the event log the game is rebuilt from."""
 

@@ -32,7 +32,7 @@ from django.utils import timezone
 from bots.registry import BUILTIN_BOTS
 from bots.remote import AUTO as AUTO_DIALECT
 from bots.remote import DIALECTS, MAX_TIMEOUT, BotUrlError, check_bot_url
-from games import fastpath, snapshot, states, workers
+from games import fastpath, oplog, snapshot, states, workers
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -492,6 +492,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             ]
         )
         _changed(table, game.pk, "started")
+        oplog.game_started(game, seats)
     return game
 
 
@@ -580,6 +581,8 @@ def submit(
             game.status, game.winner, game.finished_at = Game.FINISHED, after.winner, now
             fields += ["status", "winner", "finished_at"]
         fastpath.update_game(game, fields)
+        if after.over:
+            oplog.game_finished(game, seats)
         game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:
             reason, ended = "finished", after.round_index
@@ -642,6 +645,15 @@ def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState
         )
         game_seat.fault_count += 1
         fields.append("fault_count")
+        oplog.bot_fault(
+            game,
+            game_seat,
+            report.fault_kind,
+            report.fault_detail,
+            state.round_index,
+            len(state.current.tricks),
+            report.latency_ms or 0,
+        )
     if report.dialect and game_seat.remote_dialect == AUTO_DIALECT:
         game_seat.remote_dialect = report.dialect
         fields.append("remote_dialect")
@@ -661,6 +673,9 @@ def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: s
         )
         GameSeat.objects.filter(game=game, position=seat).update(fault_count=F("fault_count") + 1)
         _changed(table, game.pk, "fault")
+        oplog.bot_fault(
+            game, GameSeat.objects.get(game=game, position=seat), kind, detail, round_index, None, latency_ms
+        )
 
 
 def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
@@ -680,6 +695,7 @@ def _abandon(table: Table, game: Game, reason: str) -> None:
     game.status, game.finished_at, game.abandon_reason = Game.ABANDONED, timezone.now(), reason[:200]
     game.save(update_fields=["status", "finished_at", "abandon_reason"])
     _changed(table, game.pk, "abandoned")
+    oplog.game_abandoned(game, list(game.seats.order_by("position")))
 
 
 # -- presence --------------------------------------------------------------------

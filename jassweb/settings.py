@@ -1,38 +1,57 @@
-"""Django settings for Jassweb, read from the environment.
+"""Django settings for Jassweb, read from the environment (django-environ).
 
 Embedded default (``make run``): SQLite in the project folder and the in-memory
 channel layer, one process. Scale out by setting ``DATABASE_URL``
-(``postgres://user@host:5432/name``) and ``REDIS_URL`` (``redis://host:6379/0``).
+(``postgres://user@host:5432/name?sslmode=require``) and ``REDIS_URL``
+(``redis://host:6379/0``). Production mode is ``JASSWEB_DEBUG=0`` with
+``DJANGO_SECRET_KEY``; ``deploy/jassweb.env.example`` lists what a deployment sets.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+
+import environ
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+env = environ.Env()
+
 
 def _env_flag(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return env.bool(name, default=default)
 
 
 DEBUG = _env_flag("JASSWEB_DEBUG", True)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or (
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or (
     "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production" if DEBUG else None
 )
 if not SECRET_KEY:
     raise RuntimeError("DJANGO_SECRET_KEY must be set when JASSWEB_DEBUG is off")
 
-ALLOWED_HOSTS = [h for h in os.environ.get("JASSWEB_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("JASSWEB_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+ALLOWED_HOSTS = env.list("JASSWEB_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env.list("JASSWEB_CSRF_TRUSTED_ORIGINS", default=[])
+
+# -- HTTPS and the reverse proxy ---------------------------------------------------------------------
+# Production mode is secure by default (HTTPS only, secure cookies, a year of HSTS); each can be set.
+# Subdomains and the browsers' preload list are the domain owner's decision: off unless set.
+SECURE_SSL_REDIRECT = _env_flag("JASSWEB_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # a load balancer probes the servers over plain HTTP
+SECURE_HSTS_SECONDS = env.int("JASSWEB_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_flag("JASSWEB_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = _env_flag("JASSWEB_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = _env_flag("JASSWEB_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Behind a reverse proxy that terminates TLS (deploy/nginx/jassweb.conf): trust its X-Forwarded-Proto
+# and X-Forwarded-Host. Only behind such a proxy: a client reaching daphne directly could forge them.
+if _env_flag("JASSWEB_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    USE_X_FORWARDED_HOST = True
 
 INSTALLED_APPS = [
     "daphne",
+    "django.contrib.admin",  # the operator's view (games/admin.py), at JASSWEB_ADMIN_PATH
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -44,6 +63,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz for load balancers answers before host checks, HTTPS redirects and sessions (jassweb/health.py).
+    "jassweb.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -74,52 +95,65 @@ TEMPLATES = [
 
 
 def _database_from_url(url: str) -> dict[str, object]:
-    parsed = urlparse(url)
-    if parsed.scheme not in {"postgres", "postgresql"}:
-        raise RuntimeError(f"DATABASE_URL must be a postgres:// URL, got scheme {parsed.scheme!r}")
-    return {
-        "ENGINE": "jassweb.backends.postgresql",
-        "NAME": unquote(parsed.path.lstrip("/")) or "jassweb",
-        "USER": unquote(parsed.username or ""),
-        "PASSWORD": unquote(parsed.password or ""),
-        "HOST": parsed.hostname or "",
-        "PORT": str(parsed.port or ""),
+    """``DATABASES['default']`` from a URL: ``postgres://user:password@host:5432/name?sslmode=require``.
+
+    Query options go to the driver (psycopg: ``sslmode``, ``sslrootcert``, ``connect_timeout``, …), except
+    Django's own (``conn_max_age``, ``conn_health_checks``) and the connection pool's: ``pool_min_size``,
+    ``pool_max_size``, ``pool_timeout`` (seconds a request waits for a connection), or ``pool=off`` for
+    persistent connections instead (e.g. behind PgBouncer). ``sqlite:////path/db.sqlite3`` works too.
+    """
+    scheme = url.split(":", 1)[0]
+    if scheme == "sqlite":
+        config = env.db_url_config(url)
+        own = {k: v for k, v in config.items() if k in ("CONN_MAX_AGE", "CONN_HEALTH_CHECKS")}
+        return {**_sqlite(config["NAME"]), **own}
+    if scheme not in {"postgres", "postgresql", "pgsql"}:
+        raise RuntimeError(f"DATABASE_URL must be a postgres:// (or sqlite://) URL, got scheme {scheme!r}")
+    config = env.db_url_config(url, engine="jassweb.backends.postgresql")
+    options = dict(config.get("OPTIONS", {}))
+    pool = {
+        "min_size": int(options.pop("pool_min_size", env.int("JASSWEB_DB_POOL_MIN", default=2))),
+        "max_size": int(options.pop("pool_max_size", env.int("JASSWEB_DB_POOL_MAX", default=10))),
+        "timeout": float(options.pop("pool_timeout", 20)),
+    }
+    if str(options.pop("pool", "on")).lower() in {"off", "false", "0", "no"}:
+        config.setdefault("CONN_MAX_AGE", 0)
+    else:
         # Django's advice for ASGI: no persistent connections per thread, a psycopg pool instead;
         # each database call borrows a connection for its duration.
-        "CONN_MAX_AGE": 0,
+        config["CONN_MAX_AGE"] = 0
+        options["pool"] = pool
+    config["PORT"] = str(config.get("PORT") or "")
+    config["NAME"] = config.get("NAME") or "jassweb"
+    config["OPTIONS"] = options
+    return config
+
+
+def _sqlite(path: str) -> dict[str, object]:
+    return {
+        "ENGINE": "jassweb.backends.sqlite3",
+        "NAME": path,
+        # One connection kept open: Channels runs all database work of a process on one thread,
+        # and reopening (with its PRAGMAs) for every call cost a tenth of the server's time.
+        "CONN_MAX_AGE": None,
+        "CONN_HEALTH_CHECKS": True,
+        # Tests use an in-memory database, said outright: our backend's name is not Django's, so
+        # pytest-xdist would otherwise give each worker a file name built from the path above.
+        "TEST": {"NAME": ":memory:"},
+        # Writers (browser tabs, bots) queue for the lock instead of failing; WAL lets pages read
+        # while a move is written, and NORMAL sync skips an fsync per move (still crash-safe).
         "OPTIONS": {
-            "pool": {
-                "min_size": int(os.environ.get("JASSWEB_DB_POOL_MIN", "2")),
-                "max_size": int(os.environ.get("JASSWEB_DB_POOL_MAX", "10")),
-                "timeout": 20,
-            }
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         },
     }
 
 
-if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": _database_from_url(os.environ["DATABASE_URL"])}
+if env.str("DATABASE_URL", default=""):
+    DATABASES = {"default": _database_from_url(env.str("DATABASE_URL"))}
 else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "jassweb.backends.sqlite3",
-            "NAME": os.environ.get("JASSWEB_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # One connection kept open: Channels runs all database work of a process on one thread,
-            # and reopening (with its PRAGMAs) for every call cost a tenth of the server's time.
-            "CONN_MAX_AGE": None,
-            "CONN_HEALTH_CHECKS": True,
-            # Tests use an in-memory database, said outright: our backend's name is not Django's, so
-            # pytest-xdist would otherwise give each worker a file name built from the path above.
-            "TEST": {"NAME": ":memory:"},
-            # Writers (browser tabs, bots) queue for the lock instead of failing; WAL lets pages read
-            # while a move is written, and NORMAL sync skips an fsync per move (still crash-safe).
-            "OPTIONS": {
-                "timeout": 20,
-                "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
-        }
-    }
+    DATABASES = {"default": _sqlite(env.str("JASSWEB_SQLITE_PATH", default=str(BASE_DIR / "db.sqlite3")))}
 
 # Django's backends with one change: the text of every query is kept (connection.queries) only when
 # this is on, not whenever DEBUG is (jassweb/backends/logging.py says why).
@@ -158,12 +192,26 @@ if JASSWEB_THINKERS == "channels":
         # The classic layer, not pub/sub: a request on a normal channel goes to exactly one worker.
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
-            "hosts": [REDIS_URL],
+            # A worker waits for requests with BZPOPMIN for 5 s; redis-py's default read timeout is 5 s too,
+            # so an idle worker's wait ended in a TimeoutError that stopped `runworker`. A longer read timeout
+            # lets the wait end as Redis ends it (a socket_timeout in REDIS_URL's query still wins).
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
             "prefix": os.environ.get("JASSWEB_CHANNEL_PREFIX", "jassweb") + "-bots",
             "capacity": 10000,
             "expiry": 30,
         },
     }
+
+# -- cache ---------------------------------------------------------------------------------------------
+# Django's cache (limits on abuse count in it): shared by all server processes in Redis when REDIS_URL is
+# set (its own key prefix), else in this process's memory. JASSWEB_CACHE_URL names another one.
+if env.str("JASSWEB_CACHE_URL", default=""):
+    CACHES = {"default": env.cache_url("JASSWEB_CACHE_URL")}
+elif REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES["default"].setdefault("KEY_PREFIX", os.environ.get("JASSWEB_CHANNEL_PREFIX", "jassweb") + "-cache")
 
 # The turn clocks the pages offer, seconds per move (0: off); the lobby form proposes 60 s when offered.
 JASSWEB_TURN_CLOCK_CHOICES = [
@@ -216,11 +264,28 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The operator's view (games/admin.py): `manage.py createsuperuser`, then log in at this path.
+JASSWEB_ADMIN_PATH = env.str("JASSWEB_ADMIN_PATH", default="admin/")
+
+# -- logs ----------------------------------------------------------------------------------------------
+# One JSON object per line in production (for a log collector), a plain readable line in development;
+# JASSWEB_LOG_FORMAT=json|plain chooses. Game events carry their ids as fields (games/oplog.py).
+JASSWEB_LOG_FORMAT = env.str("JASSWEB_LOG_FORMAT", default="plain" if DEBUG else "json")
+if JASSWEB_LOG_FORMAT not in ("plain", "json"):
+    raise RuntimeError(f"JASSWEB_LOG_FORMAT is 'plain' or 'json', got {JASSWEB_LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(levelname)s %(name)s %(message)s %(process)d",
+            "rename_fields": {"levelname": "level", "name": "logger", "process": "pid"},
+            "timestamp": "time",  # ISO 8601 in UTC
+        },
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": JASSWEB_LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("JASSWEB_LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}},  # not a line per bot request
 }

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # What `make test` needs besides Python packages: Debian's Chromium for the browser
-# tests, and the local Redis and PostgreSQL (started if they are installed but down).
+# tests, nginx and openssl for the production smoke test, and the local Redis and
+# PostgreSQL (started if they are installed but down).
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "make test: installing Debian's chromium for the browser tests"
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)  # the browser tests
+# scripts/production-smoke.sh (tests/test_production_smoke.py): nginx in front, a throwaway certificate
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "make test: installing Debian's ${missing[*]} for the tests"
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 if command -v redis-cli >/dev/null 2>&1 && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then

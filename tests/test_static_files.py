@@ -52,7 +52,8 @@ def collected(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str],
 def served(request, collected) -> Iterator[tuple[str, int]]:
     env, table = collected
     if request.param == "production":
-        env = {**env, "JASSWEB_DEBUG": "0", "DJANGO_SECRET_KEY": "static-files-test"}
+        # Plain HTTP straight to daphne, as from the TLS proxy in front of it (deploy/nginx/jassweb.conf).
+        env = {**env, "JASSWEB_DEBUG": "0", "DJANGO_SECRET_KEY": "static-files-test", "JASSWEB_SSL_REDIRECT": "0"}
     with running_server(env) as base:
         yield base, table
 

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The production topology of README "Deploying", brought up on this machine's loopback and played through:
+#
+#   nginx (deploy/nginx/jassweb.conf: TLS with a throwaway self-signed certificate, websocket upgrade)
+#     -> two daphne processes (the ExecStart of deploy/systemd/jassweb-web@.service)
+#     -> PostgreSQL (a fresh database) and Redis (a fresh key prefix)
+#   two bot workers (the ExecStart of deploy/systemd/jassweb-worker@.service), JASSWEB_THINKERS=channels,
+#   the environment of deploy/jassweb.env.example, the set-up of deploy/systemd/jassweb-setup.service.
+#
+# Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (each person's
+# websocket on another daphne), the record passes `importgame`'s checks, /healthz answers 200 on each
+# server and through nginx, and everything is stopped and removed again. Exit 0 when all of it held.
+# Needs nginx and openssl (scripts/test-prerequisites.sh installs them), PostgreSQL and Redis on loopback.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PY="$ROOT/.venv/bin/python"
+DEPLOY="$ROOT/deploy"
+POSTGRES_DSN="${JASSWEB_TEST_POSTGRES:-postgresql://postgres@127.0.0.1:5432/postgres}"
+REDIS="${JASSWEB_TEST_REDIS_URL:-redis://127.0.0.1:6379/0}"
+ROUNDS="${SMOKE_ROUNDS:-4}"
+
+say() { echo "smoke: [${SECONDS}s] $*"; }
+fail() { echo "smoke: FAILED: $*" >&2; exit 1; }
+
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+[ -x "$NGINX" ] || fail "nginx is missing (apt-get install nginx, or run scripts/test-prerequisites.sh)"
+command -v openssl >/dev/null 2>&1 || fail "openssl is missing (apt-get install openssl)"
+[ -x "$PY" ] || fail "no $PY: run make test (or make run) first"
+
+WORK="$(mktemp -d -t jassweb-smoke-XXXXXX)"
+chmod 711 "$WORK"  # nginx's workers (nobody) reach their temp folders below
+mkdir -p "$WORK/logs" "$WORK/nginx"
+SUFFIX="$(basename "$WORK" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z' | tail -c 7)"
+DB_NAME="jassweb_smoke_$SUFFIX"
+PIDS=()
+NAMES=()
+OK=0
+
+cleanup() {
+  set +e
+  local i
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${PIDS[$i]}" 2>/dev/null
+  done
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+    local waited=0
+    while kill -0 "${PIDS[$i]}" 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    kill -KILL "${PIDS[$i]}" 2>/dev/null
+  done
+  if [ "$OK" != 1 ]; then
+    for log in "$WORK"/logs/*.log "$WORK"/nginx/error.log; do
+      [ -s "$log" ] && { echo "--- last lines of $(basename "$log")"; tail -n 25 "$log"; }
+    done
+  fi
+  "$PY" - "$POSTGRES_DSN" "$DB_NAME" <<'EOF' 2>/dev/null
+import sys, psycopg
+with psycopg.connect(sys.argv[1], autocommit=True) as db:
+    db.execute(f'DROP DATABASE IF EXISTS "{sys.argv[2]}" WITH (FORCE)')
+EOF
+  rm -rf "$WORK"
+  say "stopped ${#PIDS[@]} processes, dropped database $DB_NAME, removed $WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start() {  # start NAME COMMAND...: run a process in the background with its log in $WORK/logs
+  local name="$1"; shift
+  "$@" >"$WORK/logs/$name.log" 2>&1 &
+  PIDS+=("$!")
+  NAMES+=("$name")
+}
+
+unit_command() {  # unit_command UNIT INSTANCE: the unit's ExecStart lines, for this checkout
+  sed -n 's/^ExecStart=//p' "$DEPLOY/systemd/$1" | sed -e "s#/srv/jassweb/.venv/#$ROOT/.venv/#g" -e "s#%i#$2#g"
+}
+
+wait_for() {  # wait_for URL [SECONDS] [CURL ARGS...]: until it answers 200
+  local url="$1" seconds="${2:-60}"; shift 2 || shift $#
+  local deadline=$((SECONDS + seconds))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' "$@" "$url")" = 200 ]; do
+    [ $SECONDS -lt $deadline ] || fail "$url did not answer 200 within $seconds s"
+    sleep 0.3
+  done
+}
+
+read -r WEB1 WEB2 HTTPS HTTP < <("$PY" -c '
+import socket
+socks = [socket.socket() for _ in range(4)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])
+for s in socks: s.close()')
+
+# -- the environment: deploy/jassweb.env.example, with this machine's values -----------------------
+while IFS= read -r line; do
+  case "$line" in ''|'#'*) continue ;; esac
+  export "${line?}"
+done <"$DEPLOY/jassweb.env.example"
+unset NUMBA_CACHE_DIR  # the checkout's kernels, compiled by make test
+export DJANGO_SECRET_KEY="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')"
+export JASSWEB_ALLOWED_HOSTS="127.0.0.1,localhost"
+export JASSWEB_CSRF_TRUSTED_ORIGINS="https://127.0.0.1:$HTTPS"
+export DATABASE_URL="${POSTGRES_DSN%/*}/$DB_NAME?connect_timeout=5&pool_max_size=10"
+export REDIS_URL="$REDIS"
+export JASSWEB_CHANNEL_PREFIX="smoke-$SUFFIX"
+export JASSWEB_STATIC_ROOT="$WORK/staticfiles"
+export JASSWEB_BOT_DELAY_MS=0
+unset DJANGO_SETTINGS_MODULE
+cd "$ROOT"
+
+"$PY" - "$POSTGRES_DSN" "$DB_NAME" <<'EOF'
+import sys, psycopg
+with psycopg.connect(sys.argv[1], autocommit=True, connect_timeout=5) as db:
+    db.execute(f'CREATE DATABASE "{sys.argv[2]}"')
+EOF
+say "database $DB_NAME, Redis prefix $JASSWEB_CHANNEL_PREFIX, work folder $WORK"
+
+# -- set-up: what jassweb-setup.service runs --------------------------------------------------------
+while IFS= read -r command; do
+  say "set-up: ${command#"$ROOT/"}"
+  eval "$command" >>"$WORK/logs/setup.log" 2>&1 || fail "set-up step failed: $command"
+done < <(unit_command jassweb-setup.service "")
+"$PY" manage.py check --deploy --fail-level WARNING >>"$WORK/logs/setup.log" 2>&1 \
+  || fail "manage.py check --deploy is not clean: $(tail -n 5 "$WORK/logs/setup.log")"
+say "manage.py check --deploy: no issues"
+
+# -- two bot workers and two web servers, as their units run them -----------------------------------
+for worker in 1 2; do
+  read -r -a command < <(unit_command "jassweb-worker@.service" "$worker")
+  start "worker-$worker" nice -n 10 "${command[@]}"
+done
+for port in "$WEB1" "$WEB2"; do
+  read -r -a command < <(unit_command "jassweb-web@.service" "$port")
+  start "web-$port" "${command[@]}"
+done
+for port in "$WEB1" "$WEB2"; do
+  wait_for "http://127.0.0.1:$port/healthz" 90
+done
+say "daphne on 127.0.0.1:$WEB1 and 127.0.0.1:$WEB2, bot workers ${PIDS[0]} and ${PIDS[1]}: /healthz 200 on each"
+
+# -- nginx with the site file, on loopback ports and a throwaway certificate ------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+  -keyout "$WORK/nginx/key.pem" -out "$WORK/nginx/cert.pem" >"$WORK/logs/openssl.log" 2>&1
+sed -e "s#server 127.0.0.1:8001 #server 127.0.0.1:$WEB1 #" \
+    -e "s#server 127.0.0.1:8002 #server 127.0.0.1:$WEB2 #" \
+    -e "s#listen 80;#listen 127.0.0.1:$HTTP;#" \
+    -e "s#listen 443 ssl http2;#listen 127.0.0.1:$HTTPS ssl http2;#" \
+    -e "/listen \[::\]/d" \
+    -e "s#server_name jass.example.org;#server_name 127.0.0.1 localhost;#" \
+    -e "s#/etc/letsencrypt/live/jass.example.org/fullchain.pem#$WORK/nginx/cert.pem#" \
+    -e "s#/etc/letsencrypt/live/jass.example.org/privkey.pem#$WORK/nginx/key.pem#" \
+    -e "s#shared:jassweb_tls#shared:jassweb_smoke_tls#" \
+    "$DEPLOY/nginx/jassweb.conf" >"$WORK/nginx/jassweb.conf"
+grep -q "$WEB1" "$WORK/nginx/jassweb.conf" && grep -q "127.0.0.1:$HTTPS ssl" "$WORK/nginx/jassweb.conf" \
+  || fail "deploy/nginx/jassweb.conf no longer has the lines this script adapts"
+for temp in body proxy fastcgi uwsgi scgi; do mkdir -p "$WORK/nginx/$temp"; done
+USER_LINE=""
+if [ "$(id -u)" = 0 ]; then
+  USER_LINE="user nobody nogroup;"
+  chown nobody "$WORK"/nginx/{body,proxy,fastcgi,uwsgi,scgi}
+fi
+cat >"$WORK/nginx/nginx.conf" <<EOF
+$USER_LINE
+worker_processes 1;
+error_log $WORK/nginx/error.log warn;
+pid $WORK/nginx/nginx.pid;
+events { worker_connections 512; }
+http {
+    include /etc/nginx/mime.types;
+    access_log $WORK/nginx/access.log;
+    client_body_temp_path $WORK/nginx/body;
+    proxy_temp_path $WORK/nginx/proxy;
+    fastcgi_temp_path $WORK/nginx/fastcgi;
+    uwsgi_temp_path $WORK/nginx/uwsgi;
+    scgi_temp_path $WORK/nginx/scgi;
+    include $WORK/nginx/jassweb.conf;
+}
+EOF
+"$NGINX" -t -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/logs/nginx-t.log" 2>&1 \
+  || fail "nginx -t: $(cat "$WORK/logs/nginx-t.log")"
+start nginx "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g "daemon off;"
+wait_for "https://127.0.0.1:$HTTPS/healthz" 30 --cacert "$WORK/nginx/cert.pem"
+say "nginx on https://127.0.0.1:$HTTPS (http://127.0.0.1:$HTTP redirects) -> daphne :$WEB1, :$WEB2"
+
+# -- a game through nginx ---------------------------------------------------------------------------
+say "playing a Fair game of $ROUNDS rounds: Anna and Beat (websockets through nginx), MCTS (fast) and Rule-based bots"
+"$PY" scripts/smoke_play.py --base "https://127.0.0.1:$HTTPS" --plain "http://127.0.0.1:$HTTP" \
+  --ca "$WORK/nginx/cert.pem" --database "${POSTGRES_DSN%/*}/$DB_NAME" --record "$WORK/record.json" \
+  --rounds "$ROUNDS" | tee "$WORK/played.json"
+imported="$("$PY" manage.py importgame "$WORK/record.json" --private --name "Smoke record" 2>&1)" \
+  || fail "the game's record does not pass importgame's checks: $imported"
+say "the record passes importgame's checks: $imported"
+
+# -- health, each server directly and through nginx -------------------------------------------------
+for url in "http://127.0.0.1:$WEB1/healthz" "http://127.0.0.1:$WEB2/healthz"; do
+  body="$(curl -s -w ' %{http_code}' "$url")"
+  [ "${body##* }" = 200 ] || fail "$url: $body"
+  say "$url: ${body% *}"
+done
+curl -s -o /dev/null -w '%{http_code}' --cacert "$WORK/nginx/cert.pem" "https://127.0.0.1:$HTTPS/healthz" | grep -q 200 \
+  || fail "/healthz through nginx"
+# -- the servers' logs: one JSON object a line, the game's events, no error --------------------------
+"$PY" scripts/smoke_logs.py "$WORK"/logs/web-*.log "$WORK"/logs/worker-*.log || fail "the servers' logs"
+for i in "${!PIDS[@]}"; do
+  kill -0 "${PIDS[$i]}" 2>/dev/null || fail "${NAMES[$i]} is no longer running"
+done
+OK=1
+say "passed"
