@@ -69,6 +69,7 @@ def test_load_balancers_probe_by_address_over_plain_http_in_production(settings)
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.services
 def test_the_local_bot_processes_answer_and_a_broken_pool_is_started_afresh():
     think.shutdown()
     think.start()
@@ -108,6 +109,7 @@ def _runworker(env: dict[str, str]) -> subprocess.Popen:
     )
 
 
+@pytest.mark.services
 def test_healthz_is_200_with_everything_up_and_names_the_bot_workers_when_none_answers(database_url):
     env = {
         **PRODUCTION,
@@ -157,6 +159,7 @@ async def _open_and_close(base: str, table: int, cookies: dict[str, str]) -> Non
     await client.close()
 
 
+@pytest.mark.services
 def test_healthz_names_the_database_when_it_is_down():
     closed = free_port()  # nothing listens there: PostgreSQL is "down"
     env = {
@@ -176,6 +179,7 @@ def test_healthz_names_the_database_when_it_is_down():
         server.stop()
 
 
+@pytest.mark.services
 def test_healthz_names_the_channel_layer_when_redis_is_down(database_url):
     closed = free_port()  # nothing listens there: Redis is "down"
     env = {**PRODUCTION, "DATABASE_URL": database_url, "REDIS_URL": f"redis://127.0.0.1:{closed}/0"}

@@ -168,6 +168,7 @@ def test_a_database_url_keeps_its_options_for_the_driver_and_the_pool(monkeypatc
         project._database_from_url("mysql://db/jassweb")
 
 
+@pytest.mark.services
 def test_a_server_connects_to_postgresql_with_the_url_options():
     with postgres_database() as url:
         env = {"DATABASE_URL": url + "?sslmode=disable&connect_timeout=3&pool_min_size=1&pool_max_size=3"}
