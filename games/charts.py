@@ -10,6 +10,7 @@ same numbers in a table beside the chart.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -112,13 +113,14 @@ def columns(bins: Sequence[str], series: Sequence[Series], label: str, unit: str
 
 @dataclass(frozen=True)
 class StackedRow:
-    label: str
+    group: str  # written above its rows (e.g. a player type)
+    label: str  # short, left of the bar (e.g. "won")
     parts: Sequence[tuple[str, int]]  # (legend name, count), in legend order
 
 
 def stacked(rows: Sequence[StackedRow], legend: Sequence[str], label: str) -> SafeString:
-    """Horizontal 100% bars made of parts (counts written inside when they fit), a legend above."""
-    label_width, row, top = 112, 24, 28
+    """Horizontal 100% bars made of parts (counts written inside when they fit), in groups with a heading each."""
+    label_width, row, heading, top = 40, 22, 18, 28
     span = WIDTH - label_width - 8
     body = []
     x = 6
@@ -126,27 +128,33 @@ def stacked(rows: Sequence[StackedRow], legend: Sequence[str], label: str) -> Sa
         body.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>')
         body.append(_text(x + 16, 16, name))
         x += 24 + 6.5 * len(name)
-    for r, item in enumerate(rows):
-        y = top + r * row
-        body.append(_text(label_width - 6, y + 15, item.label, "end"))
+    y = top
+    group = None
+    for item in rows:
+        if item.group != group:
+            group = item.group
+            y += heading
+            body.append(_text(6, y - 5, group, weight="700"))
+        body.append(_text(label_width - 6, y + 14, item.label, "end", "axis"))
         total = sum(n for _, n in item.parts)
         start = float(label_width)
         if not total:
-            body.append(_text(start, y + 15, "none", css="axis"))
+            body.append(_text(start, y + 14, "none", css="axis"))
         for name, n in item.parts:
             if not n:
                 continue
             index = list(legend).index(name)
             length = span * n / total
             body.append(
-                f'<rect x="{start:.1f}" y="{y + 3}" width="{length:.1f}" height="{row - 6}" '
-                f'fill="{PALETTE[index % len(PALETTE)]}"><title>{escape(item.label)}: {escape(name)} {n} '
-                f"({100 * n / total:.0f}%)</title></rect>"
+                f'<rect x="{start:.1f}" y="{y + 2}" width="{length:.1f}" height="{row - 5}" '
+                f'fill="{PALETTE[index % len(PALETTE)]}"><title>{escape(item.group)}, {escape(item.label)}: '
+                f"{escape(name)} {n} ({100 * n / total:.0f}%)</title></rect>"
             )
             if length >= 16:
-                body.append(_text(start + length / 2, y + 15.5, str(n), "middle", "on-bar"))
+                body.append(_text(start + length / 2, y + 14.5, str(n), "middle", "on-bar"))
             start += length
-    return _svg(top + row * len(rows) + 4, label, body)
+        y += row
+    return _svg(y + 4, label, body)
 
 
 @dataclass(frozen=True)
@@ -163,11 +171,9 @@ def line_with_band(points: Sequence[Point], label: str) -> SafeString:
     plot_w = WIDTH - left - right
     if not points:
         return _svg(40, label, [_text(WIDTH / 2, 24, "No rated games yet", "middle", "axis")])
-    low = min(p.value - p.spread for p in points)
-    high = max(p.value + p.spread for p in points)
-    low, high = _nice_floor(low), _nice_ceiling(high)
-    if high <= low:
-        high = low + 1
+    low = _nice_floor(min(p.value - p.spread for p in points))
+    step = 5 * math.ceil((max(p.value + p.spread for p in points) - low) / 20) or 5  # four grid steps of 5s
+    high = low + 4 * step
 
     def x_of(i: int) -> float:
         return left + (plot_w * i / (len(points) - 1) if len(points) > 1 else plot_w / 2)

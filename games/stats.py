@@ -541,16 +541,31 @@ COMPARISONS = (
     (DecisiveRound.NOT_SHOVING, "Not shoving"),
     (DecisiveRound.OTHER, "Other trump"),
 )
-MARGIN_BIN = 25
-MARGIN_BINS = 10  # 0-24 … 225-249, then 250+
+MARGIN_BINS = 10  # bins of equal width, then one for the rest
+MARGIN_STEPS = (10, 20, 25, 50, 100, 200, 250, 500)
 
 
-def _margin_shares(counts: dict[int, int]) -> tuple[list[float], int]:
+def margin_step(by_mode: dict[str, dict[int, int]]) -> int:
+    """The bin width of Figure 4.3: ten bins hold at least 90% of the decided games of every mode."""
+    step = MARGIN_STEPS[0]
+    for counts in by_mode.values():
+        ordered = sorted((m, n) for m, n in counts.items() if m >= 0)
+        total = sum(n for _, n in ordered)
+        seen = 0
+        for margin, n in ordered:
+            seen += n
+            if seen >= 0.9 * total:
+                step = max(step, next((s for s in MARGIN_STEPS if s * MARGIN_BINS > margin), MARGIN_STEPS[-1]))
+                break
+    return step
+
+
+def _margin_shares(counts: dict[int, int], step: int) -> tuple[list[float], int]:
     """A mode's winning margins as the percentage of its decided games in each bin, and how many there were."""
     shares = [0] * (MARGIN_BINS + 1)
     for margin, n in counts.items():
         if margin >= 0:
-            shares[min(margin // MARGIN_BIN, MARGIN_BINS)] += n
+            shares[min(margin // step, MARGIN_BINS)] += n
     total = sum(shares)
     return [100 * n / total if total else 0.0 for n in shares], total
 
@@ -593,13 +608,14 @@ def page_data(filters: Filters) -> dict[str, Any]:
             counts = calls[key][outcome]
             call_rows.append(
                 charts.StackedRow(
-                    f"{type_label(key)} {outcome}", [(name, counts.get(group, 0)) for group, name in CALL_GROUPS]
+                    type_label(key), outcome, [(name, counts.get(group, 0)) for group, name in CALL_GROUPS]
                 )
             )
 
-    fair_shares, fair_n = _margin_shares(by_margin.get(FAIR, {}))
-    standard_shares, standard_n = _margin_shares(by_margin.get(STANDARD, {}))
-    bins = [f"{i * MARGIN_BIN}" for i in range(MARGIN_BINS)] + [f"{MARGIN_BINS * MARGIN_BIN}+"]
+    step = margin_step(by_margin)
+    fair_shares, fair_n = _margin_shares(by_margin.get(FAIR, {}), step)
+    standard_shares, standard_n = _margin_shares(by_margin.get(STANDARD, {}), step)
+    bins = [f"{i * step}" for i in range(MARGIN_BINS)] + [f"{MARGIN_BINS * step}+"]
     series = []
     if fair_n:
         series.append(charts.Series(f"Fair ({fair_n})", fair_shares))
@@ -629,7 +645,7 @@ def page_data(filters: Filters) -> dict[str, Any]:
         )
         if call_rows
         else None,
-        "margin_chart": charts.columns(bins, series, "Winner's point advantage, share of games per 25 points")
+        "margin_chart": charts.columns(bins, series, f"Winner's point advantage, share of games per {step} points")
         if series
         else None,
         "margin_bins": [{"bin": b, "fair": fair_shares[i], "standard": standard_shares[i]} for i, b in enumerate(bins)],
@@ -638,4 +654,5 @@ def page_data(filters: Filters) -> dict[str, Any]:
             STANDARD: median_of_counts(by_margin.get(STANDARD, {})),
         },
         "decided": {FAIR: fair_n, STANDARD: standard_n},
+        "margin_step": step,
     }
