@@ -26,21 +26,12 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.replay import p95, setup  # the same fresh database and percentile as the replay bench
+
 BUDGET_MS = 300.0
 BATCH = 250
-
-
-def setup(database: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jassweb.settings")
-    if "DATABASE_URL" not in os.environ:
-        os.environ["JASSWEB_SQLITE_PATH"] = str(database)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def play(seed: int, fair: bool, bots: list[str]):
@@ -205,11 +196,6 @@ def measure(client, url: str, requests: int) -> list[float]:
         if response.status_code != 200:
             raise SystemExit(f"{url} answered {response.status_code}")
     return times
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def main() -> None:
