@@ -14,7 +14,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, Sum
 
 from games import access, charts
-from games.models import Competitor, GameSeat, Player, RatingChange, TeamMember
+from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
 from games.ratings import SIGMAS_SHOWN
 from games.stats import wilson
 
@@ -170,3 +170,19 @@ def profile(competitor: Competitor, viewer: Player | None, page: str | None) -> 
         "history_chart": chart,
         "history_length": history_length,
     }
+
+
+def rating_changes(game: Game) -> list[dict[str, Any]]:
+    """How a rated game moved its players' ratings, for its result page (empty for a casual game)."""
+    changes = RatingChange.objects.filter(game=game).select_related("competitor__player").order_by("competitor__pk")
+    return [
+        {
+            "competitor": change.competitor,
+            "name": display_name(change.competitor),
+            "before": change.mu_before,
+            "after": change.mu,
+            "delta": change.mu - change.mu_before,
+            "spread": SIGMAS_SHOWN * change.sigma,
+        }
+        for change in changes
+    ]

@@ -214,6 +214,7 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "pairs": pairs,
             "pair_side": "you" if mine is not None else ("North & South"),
             "standin_label": snapshot.bot_label(game.standin_bot),
+            "rating_changes": profiles.rating_changes(game),
         },
     )
 

@@ -70,6 +70,10 @@ def test_a_rated_game_moves_its_players_ratings_and_a_casual_one_does_not():
         assert change.mu_before == ratings.DEFAULT_MU
     competitor = Competitor.objects.get(key=f"person:{nora.pk}")
     assert (competitor.mu, competitor.rated_games) == (changes[competitor.key].mu, 1)
+    # The result pages say it: the rated game's moves of every rating, the casual game none.
+    rated_page = Client().get(f"/games/{rated.pk}/").content.decode()
+    assert 'data-testid="rating-changes"' in rated_page and f"{competitor.mu:.1f}" in rated_page
+    assert 'data-testid="casual-note"' in Client().get(f"/games/{casual.pk}/").content.decode()
     assert competitor.ordinal == pytest.approx(competitor.mu - 3 * competitor.sigma)
 
 
