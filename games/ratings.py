@@ -81,7 +81,8 @@ def teams_of(members: Iterable[TeamMember], competitors: dict[int, Competitor]) 
     return [[c for _, c in sorted(team, key=lambda entry: entry[0])] for team in teams]
 
 
-def _lock_ledger() -> RatingLedger:
+def lock_ledger() -> RatingLedger:
+    """Lock the one ledger row (every rating update holds it to its commit): updates happen one at a time."""
     ledger, _ = RatingLedger.objects.select_for_update().get_or_create(pk=1)
     return ledger
 
@@ -105,11 +106,10 @@ def _changes(game_id: int, seq: int, at: datetime, updates: list[Update]) -> lis
 _RATING_FIELDS = ["mu", "sigma", "ordinal", "rated_games", "rated_at"]
 
 
-def rate_game(summary: GameSummary, members: list[TeamMember]) -> None:
-    """Update the ratings after one rated game; the caller's transaction holds the game's end."""
+def rate_game(ledger: RatingLedger, summary: GameSummary, members: list[TeamMember]) -> None:
+    """Update the ratings after one rated game; the caller's transaction holds the game's end and the ledger."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("a rating update belongs in the transaction that ends the game")
-    ledger = _lock_ledger()
     ids = sorted({m.competitor_id for m in members})
     competitors = {c.pk: c for c in Competitor.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
     ledger.last_seq += 1
@@ -129,7 +129,7 @@ def rerate() -> tuple[int, int]:
     shown are the old ones or the new ones, never a mix.
     """
     with transaction.atomic():
-        ledger = _lock_ledger()
+        ledger = lock_ledger()
         competitors = {c.pk: c for c in Competitor.objects.select_for_update().order_by("pk")}
         for competitor in competitors.values():
             competitor.mu, competitor.sigma, competitor.ordinal = (

@@ -40,6 +40,7 @@ from games.models import (
     TypeResult,
     seat_kind,
 )
+from games.ratings import defaults, lock_ledger, rate_game
 
 PEOPLE = "people"
 TABLE, ARENA = GameSummary.TABLE, GameSummary.ARENA
@@ -88,7 +89,6 @@ def competitor_key(seat: GameSeat) -> str | None:
 
 
 def _new_competitor(seat: GameSeat, key: str) -> Competitor:
-    from games.ratings import defaults
     from games.snapshot import bot_label
 
     kind = seat_kind(seat)
@@ -265,10 +265,13 @@ def record_game_end(game: Game, state: GameState, *, source: str = TABLE, rated:
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("a game's summary belongs in the transaction that ends the game")
     facts = Game.objects.filter(pk=game.pk).values("rated", "table__private", "finished_at").get()
+    rated = (facts["rated"] if rated is None else rated) and not facts["table__private"]
+    # A rated end takes the ledger before it touches any competitor row (their names, their ratings),
+    # so two game ends, or a game end and ``rerate``, never wait for each other in a circle.
+    ledger = lock_ledger() if rated else None
     seats = list(GameSeat.objects.filter(game_id=game.pk).order_by("position"))
     competitors = competitors_of(seats)
-    rated = facts["rated"] if rated is None else rated
-    rated = rated and not facts["table__private"] and len(competitors) == 4
+    rated = rated and len(competitors) == 4
     rows = summary_rows(
         game,
         state,
@@ -280,10 +283,8 @@ def record_game_end(game: Game, state: GameState, *, source: str = TABLE, rated:
         finished_at=facts["finished_at"] or timezone.now(),
     )
     save_rows(rows)
-    if rated:
-        from games.ratings import rate_game
-
-        rate_game(rows.summary, rows.members)
+    if rated and ledger is not None:
+        rate_game(ledger, rows.summary, rows.members)
 
 
 def rebuild_summaries() -> int:
