@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: $(VENV)/.dev-installed
 	$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python -m bots.think
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fast tier (no browser, no services, no minutes-long bot games): under a minute, for every change.
+test-fast: $(VENV)/.dev-installed
+	JASSWEB_HYPOTHESIS=fast $(BIN)/python -m pytest -m "not browser and not services and not slow" -n 2 -q $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

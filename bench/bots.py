@@ -84,6 +84,18 @@ def time_decisions(bot: MCTSBot, positions: list[Observation]) -> dict[str, tupl
     }
 
 
+def time_rule_bot(positions: list[Observation], repeats: int = 20) -> dict[str, float]:
+    """The rule bot's mean seconds per decision, per kind (it decides in well under a millisecond)."""
+    bot, seconds = RuleBot(), {"trump": [], "card": []}
+    for index, obs in enumerate(positions):
+        kind = "trump" if obs.trump < 0 else "card"
+        start = time.perf_counter()
+        for repeat in range(repeats):
+            bot.act(obs, np.random.default_rng([index, repeat]))
+        seconds[kind].append((time.perf_counter() - start) / repeats)
+    return {kind: statistics.mean(values) for kind, values in seconds.items() if values}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="duration of one rollout measurement")
@@ -114,7 +126,9 @@ def main() -> None:
         print(f"  {name:<{width}}  {value:>10,.0f} rounds/s  ({value / reference:6.1f}x)")
 
     positions = decision_positions(args.positions)
-    print(f"MCTS decisions on {len(positions)} positions from rule-bot games (forced moves excluded)")
+    print(f"Decisions on {len(positions)} positions from rule-bot games (forced moves excluded)")
+    for kind, seconds in time_rule_bot(positions).items():
+        print(f"  rules: {kind:<5}  {seconds * 1000:6.3f} ms/decision")
     for bot in (MCTSBot(), MCTSStrongBot()):
         budget = (
             f"{bot.determinizations} deals x {bot.iterations} iterations per card, "

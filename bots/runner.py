@@ -41,7 +41,7 @@ from django.conf import settings
 
 from bots import remote, think
 from bots.registry import BUILTIN_BOTS, get_bot
-from games import service, states, workers
+from games import service, snapshot, states, workers
 from games.engine import Action, GameState, Observation
 from games.events import publisher
 from games.hslu import jass_type
@@ -67,6 +67,9 @@ class BotTurn:
     timeout: float = remote.DEFAULT_TIMEOUT
     jass_typ: str = "SCHIEBER"
     standin: bool = False  # a built-in bot playing for a person (their clock ran out, or they left)
+    # The first move of a new deal waits while people read the last round's summary: at most this many
+    # seconds from the round's end, less once they are all ready (``DrivenGame.hold``).
+    pause: float = 0.0
 
     def rng(self) -> np.random.Generator:
         """The bot's randomness, seeded by the game and the move, so a replay decides the same."""
@@ -158,6 +161,9 @@ class DrivenGame(Protocol):
     async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
         """Apply the bot's move (refusals of stale moves are the game's business)."""
 
+    async def hold(self, turn: BotTurn) -> None:
+        """Return when the round summary that ``turn`` waits for is over (its time, or everyone ready)."""
+
 
 async def drive(game: DrivenGame, player: BotPlayer, wake: asyncio.Event | None = None) -> int:
     """Play a game's bot turns; return how many moves were made.
@@ -179,6 +185,9 @@ async def drive(game: DrivenGame, player: BotPlayer, wake: asyncio.Event | None 
         asked = time.time()
         started = loop.time()
         action, report = await player.move(turn, asked)
+        if turn.pause:
+            await game.hold(turn)
+            started = max(started, loop.time() - turn.delay / 2)  # the new deal shows a moment first
         await asyncio.sleep(max(0.0, turn.delay - (loop.time() - started)))
         await game.commit(turn, action, report)
         moves += 1
@@ -195,10 +204,16 @@ class SeatInfo:
     remote_url: str
     dialect: str
     standin: str
+    ready_round: int = 0  # the last round whose summary this person closed
 
     @property
     def person(self) -> bool:
         return self.player_id is not None
+
+    @property
+    def plays(self) -> bool:
+        """A person who plays this seat themselves (no stand-in bot)."""
+        return self.player_id is not None and not self.standin
 
 
 @dataclass
@@ -226,7 +241,7 @@ def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
     if game is None:
         return None
     seats = [
-        SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin)
+        SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin, s.ready_round)
         for s in GameSeat.objects.filter(game=game).order_by("position")
     ]
     from games.snapshot import online_players
@@ -242,7 +257,7 @@ def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
         delay=game.table.bot_delay_ms / 1000,
         timeout=float(game.table.bot_timeout_s),
         jass_typ=jass_type(game.mode, game.target),
-        round_pause=float(game.table.round_pause_s),
+        round_pause=float(game.round_pause_s),
         turn_started_at=(game.turn_started_at or game.created_at).timestamp(),
         online=set(online_players(game.table_id)),
     )
@@ -267,6 +282,7 @@ class LiveGame:
         self.clock: asyncio.TimerHandle | None = None
         self.orphan: asyncio.TimerHandle | None = None
         self.alone_since: float | None = None  # when the last person went (this driver's knowledge)
+        self.changed = asyncio.Event()  # set on every change this driver hears of (``hold`` looks again)
 
     @property
     def finished(self) -> bool:
@@ -287,7 +303,8 @@ class LiveGame:
             round_index=self.state.round_index,
             observation=self.state.observation(seat),
             seed=self.info.seed,
-            delay=self.info.delay + self._round_pause(),
+            delay=self.info.delay,
+            pause=self._round_pause(),
             bot=self.info.standin_bot if standin else info.bot,
             remote_url="" if standin else info.remote_url,
             dialect=info.dialect,
@@ -297,10 +314,28 @@ class LiveGame:
         )
 
     def _round_pause(self) -> float:
-        """At the first move of a round after the first, with people at the table: the summary's time."""
+        """At the first move of a round after the first, with people playing: the summary's longest time."""
         rnd = self.state.current
         fresh = self.state.round_index > 0 and rnd.trump < 0 and not rnd.pushed
-        return self.info.round_pause if fresh and any(s.person for s in self.info.seats) else 0.0
+        return self.info.round_pause if fresh and any(s.plays for s in self.info.seats) else 0.0
+
+    def pause_over(self, round_number: int) -> bool:
+        """Whether every person at the table who has it open closed the summary of ``round_number``."""
+        seats = self.info.seats
+        people = [i for i, s in enumerate(seats) if s.plays]
+        ready = [i for i in people if seats[i].ready_round >= round_number]
+        online = [i for i in people if seats[i].player_id in self.info.online]
+        return snapshot.pause_over(people, ready, online)
+
+    async def hold(self, turn: BotTurn) -> None:
+        ends = self.info.turn_started_at + turn.pause  # the round ended with the last move
+        while self.seq == turn.seq and not self.finished and not self.pause_over(turn.round_index):
+            remaining = ends - time.time()
+            if remaining <= 0:
+                return
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), remaining)
 
     async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
         if report.dialect and self.info.seats[turn.seat].dialect == remote.AUTO:
@@ -357,6 +392,7 @@ class LiveGame:
     def reconsider(self) -> None:
         """After any change: wake the turn loop, set or clear the turn clock and the orphan timer."""
         self.wake.set()
+        self.changed.set()
         self._cancel_timers(orphan=False)
         if self.finished:
             self._cancel_timers()

@@ -228,11 +228,12 @@ def _arena_player(game: EngineGame):
 
 
 async def _play(game: ArenaGame) -> GameOutcome:
-    import httpx
-
+    from bots import remote
     from bots.runner import drive
 
-    async with httpx.AsyncClient() as client:
+    # The one client for bot traffic (no proxies from the environment; each request's own timeout,
+    # up to remote.MAX_TIMEOUT, not httpx's default 5 s, which cut off any longer --time-per-move).
+    async with remote.new_client() as client:
         engine_game = EngineGame(game, client)
         await drive(engine_game, _arena_player(engine_game))
     return engine_game.outcome()

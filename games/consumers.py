@@ -271,6 +271,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self._actor()
         await database_sync_to_async(service.back_to_seat)(self.table_id, self.player)
 
+    async def on_ready(self, content: dict[str, Any]) -> None:
+        """*Continue* on a round's summary: this person is ready for the next deal."""
+        self._actor()
+        await database_sync_to_async(service.mark_ready)(self.table_id, self.player, _int_field(content, "round"))
+
     async def on_set_turn_clock(self, content: dict[str, Any]) -> None:
         bot = content.get("bot", "rules")
         if not isinstance(bot, str):
@@ -313,6 +318,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         "resync": on_resync,
         "ping": on_ping,
         "back": on_back,
+        "ready": on_ready,
         "set_turn_clock": on_set_turn_clock,
     }
 

@@ -30,6 +30,7 @@ _GAME_COLUMNS = (
     "round_count",
     "multipliers",
     "turn_clock_s",
+    "round_pause_s",
     "standin_bot",
     "abandon_reason",
     "driver",
@@ -47,6 +48,7 @@ _SEAT_COLUMNS = (
     "last_latency_ms",
     "fault_count",
     "standin",
+    "ready_round",
 )
 
 
@@ -89,6 +91,7 @@ class SeatRow:
     last_latency_ms: int | None
     fault_count: int
     standin: str
+    ready_round: int
 
     @property
     def pk(self) -> int:

@@ -138,6 +138,9 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     abandon_reason = models.CharField(max_length=200, blank=True)  # why an abandoned game ended
     turn_clock_s = models.PositiveSmallIntegerField(default=0)  # copied from the table at the start
+    # Seconds a round's summary stays over the table before the next deal (copied from the table at the
+    # start); it ends sooner once every person at the table has pressed *Continue* (GameSeat.ready_round).
+    round_pause_s = models.PositiveSmallIntegerField(default=0)
     standin_bot = models.CharField(max_length=40, default="rules")
     # When the current turn began (the start, each move, a person back in their seat): the clock runs from it.
     turn_started_at = models.DateTimeField(null=True, blank=True)
@@ -185,6 +188,9 @@ class GameSeat(models.Model):
     # A stand-in bot plays for this person: "clock" (their time ran out; *I'm back* ends it) or
     # "left" (they left the game for good); "" while they play themselves.
     standin = models.CharField(max_length=5, blank=True)
+    # The last round (numbered from 1) whose summary this person has closed with *Continue*: when every
+    # person at the table is ready, the next deal begins without waiting out the round pause.
+    ready_round = models.PositiveSmallIntegerField(default=0)
 
     CLOCK, LEFT = "clock", "left"
 

@@ -92,7 +92,7 @@ class Change:
 
     table_id: int
     game_id: int | None
-    reason: str  # created, seats, started, action, round_over, finished, abandoned, fault, presence, standin
+    reason: str  # created, seats, started, action, round_over, finished, abandoned, fault, presence, standin, ready
     version: int = 0
     round_index: int | None = None  # for round_over and finished: the round that ended
     seq: int | None = None  # the game's number of moves after the change
@@ -475,6 +475,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             deals=[deal_to_json(plan.deal(i)) for i in dealt],
             points=[0, 0],
             turn_clock_s=table.turn_clock_s,
+            round_pause_s=table.round_pause_s,
             standin_bot=table.standin_bot,
             turn_started_at=timezone.now(),
             driver=workers.local_worker_id() or "",
@@ -785,6 +786,30 @@ def back_to_seat(table_id: int, player: Player) -> None:
             game.turn_started_at = timezone.now()
             game.save(update_fields=["turn_started_at"])
         _changed(table, game.pk, "standin")
+
+
+def mark_ready(table_id: int, player: Player, round_number: int) -> None:
+    """A person closed the summary of round ``round_number`` (from 1) with *Continue*.
+
+    When every person playing at the table (and online) is ready, the summary closes for all and the
+    next deal's bots play on without waiting out the round pause. Closing it again changes nothing.
+    """
+    if type(round_number) is not int:
+        raise ServiceError("bad_message", f"'ready' needs the round number, got {round_number!r:.10}")
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        game = running_game(table)
+        if game is None:
+            raise ServiceError("no_game", "no game is running at this table")
+        game_seat = _game_seat_of(game, player.pk)
+        ended = states.load(game).round_index  # the number of the round that ended last
+        if not 1 <= round_number <= ended:
+            raise ServiceError("bad_round", f"round {round_number} has not ended; the last one to end is {ended}")
+        if game_seat.ready_round >= round_number:
+            return
+        game_seat.ready_round = round_number
+        game_seat.save(update_fields=["ready_round"])
+        _changed(table, game.pk, "ready")
 
 
 def _leave_game(table: Table, game: Game, player: Player) -> None:

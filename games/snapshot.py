@@ -139,9 +139,45 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
         "standin_bot": game.standin_bot,
         "abandon_reason": game.abandon_reason or None,
     }
+    pause = round_pause(game, state, seats)
+    if pause is not None:
+        view["pause"] = pause
     if game.mode == FAIR:
         view["pairs"] = fair_pairs(state)
     return view
+
+
+def round_pause(game: Game, state: GameState, seats: list[GameSeat]) -> dict[str, Any] | None:
+    """The summary of the round just ended, while it holds the next deal back; else None.
+
+    It holds from the round's last card until ``until`` (epoch ms, the table's round pause later),
+    or until every person in ``people`` (those playing their seat themselves) who has the table open
+    is in ``ready`` — the browser and the bot driver apply the same rule (``pause_over``) — or until
+    anyone makes the new round's first move.
+    """
+    rnd = state.current
+    fresh = state.round_index > 0 and rnd.trump < 0 and not rnd.pushed
+    if game.status != Game.RUNNING or state.over or not fresh or not game.round_pause_s:
+        return None
+    people = [s.position for s in seats if s.player_id and not s.standin]
+    if not people:
+        return None
+    ended = state.round_index  # rounds are numbered from 1: the one that ended is the current index
+    return {
+        "round": ended,
+        "until": _epoch_ms(game.turn_started_at) + game.round_pause_s * 1000,
+        "people": people,
+        "ready": [s.position for s in seats if s.position in people and s.ready_round >= ended],
+    }
+
+
+def pause_over(people: list[int], ready: list[int], online_seats: list[int]) -> bool:
+    """Whether everyone a round's summary waits for is ready: every person playing who is online.
+
+    With nobody of them online it is never over early (it runs out with its time).
+    """
+    waiting = [p for p in people if p in online_seats]
+    return bool(waiting) and all(p in ready for p in waiting)
 
 
 def fair_pairs(state: GameState) -> list[dict[str, Any]]:

@@ -108,6 +108,9 @@ else:
             # and reopening (with its PRAGMAs) for every call cost a tenth of the server's time.
             "CONN_MAX_AGE": None,
             "CONN_HEALTH_CHECKS": True,
+            # Tests use an in-memory database, said outright: our backend's name is not Django's, so
+            # pytest-xdist would otherwise give each worker a file name built from the path above.
+            "TEST": {"NAME": ":memory:"},
             # Writers (browser tabs, bots) queue for the lock instead of failing; WAL lets pages read
             # while a move is written, and NORMAL sync skips an fsync per move (still crash-safe).
             "OPTIONS": {

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 
+from tests import tiers
 from tests.server_helpers import ROOT, free_port
 
 
@@ -20,6 +21,7 @@ def jasskit_service(*names: str, timeout: float = 20.0):
 
     ``{base}/{name}`` is a jass-kit-dialect bot, ``{base}/spec/{name}`` the same agent on the spec's paths.
     """
+    tiers.require("services", "jass-kit's player service")
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"jasskit-{port}-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(

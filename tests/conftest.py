@@ -9,6 +9,7 @@ import pytest_asyncio
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+from tests import tiers
 from tests.services import redis_channel_layers
 
 hypothesis_settings.register_profile(
@@ -17,7 +18,30 @@ hypothesis_settings.register_profile(
 hypothesis_settings.register_profile(
     "ci", deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow]
 )
-hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "default")
+# `make test-fast` asks for fewer examples (JASSWEB_HYPOTHESIS=fast); `make test` and CI for the full count.
+hypothesis_settings.register_profile(
+    "fast", deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile(os.environ.get("JASSWEB_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "default"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        tiers.classify(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    tiers.entering(item)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    try:
+        return (yield)
+    finally:
+        tiers.entering(None)
 
 
 @pytest.fixture
@@ -29,6 +53,12 @@ def redis_layer(settings):
     channel_layers.backends = {}
     yield settings.CHANNEL_LAYERS
     channel_layers.backends = {}
+
+
+@pytest.fixture(autouse=True)
+def _quick_passwords(settings):
+    """Accounts made in tests hash their passwords cheaply (the real hasher takes most of a second each)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)

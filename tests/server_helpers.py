@@ -14,6 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from tests import tiers
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -25,6 +27,7 @@ def free_port() -> int:
 
 def migrate(env: dict[str, str]) -> None:
     """Create or update the database named by ``env``."""
+    tiers.require("services", "a server's database")
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],
         cwd=ROOT,
@@ -45,6 +48,7 @@ class ServerProcess:
     """One daphne process serving the project (or another ASGI ``app``) on a free port."""
 
     def __init__(self, env: dict[str, str], timeout: float = 30.0, app: str = "jassweb.asgi:application") -> None:
+        tiers.require("services", "a server process")
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         # A file, not a pipe: daphne logs every request, and an unread pipe would block it.

@@ -14,6 +14,8 @@ import psycopg
 import pytest
 import redis
 
+from tests import tiers
+
 REDIS_URL = os.environ.get("JASSWEB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 POSTGRES_DSN = os.environ.get("JASSWEB_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 START_HINTS = {
@@ -30,6 +32,7 @@ def unavailable(service: str, error: Exception) -> None:
 
 
 def require_redis() -> str:
+    tiers.require("services", "Redis")
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
     except redis.RedisError as exc:
@@ -53,6 +56,7 @@ def redis_channel_layers(prefix: str | None = None) -> dict:
 @contextmanager
 def postgres_database():
     """Create a fresh PostgreSQL database, yield its URL, and drop it afterwards."""
+    tiers.require("services", "PostgreSQL")
     name = f"jassweb_test_{uuid.uuid4().hex[:12]}"
     try:
         admin = psycopg.connect(POSTGRES_DSN, autocommit=True, connect_timeout=3)

@@ -86,6 +86,7 @@ def test_arena_without_store_writes_nothing():
     assert Game.objects.count() == 0
 
 
+@pytest.mark.services
 def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
     with jasskit_service("arena") as base:
         lines = arena(
@@ -107,6 +108,22 @@ def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
     assert len(rows) == 1 and rows[0].split()[-1] == "0", "jass-kit's bot answers every request: no fault"
 
 
+@pytest.mark.services
+def test_arena_waits_for_a_slow_bot_as_long_as_its_time_per_move():
+    """A bot that takes 6 s for a move, with 8 s a move: no fault (a client with a 5 s default cut it off)."""
+    with FaultyBots() as bots:
+        url = bots.url("slowonce6000")
+        lines = arena(
+            "--team", url, "--team", "rules", "--games", "1", "--rounds", "2", "--workers", "1",
+            "--time-per-move", "8",
+        )  # fmt: skip
+        assert sum(n for key, n in bots.requests.items() if key.startswith("slowonce6000 ")) > 1
+    row = next(line for line in lines[:-1] if line.startswith(url + " "))
+    assert row.split()[-1] == "0", row
+    assert FINAL.match(lines[-1])
+
+
+@pytest.mark.services
 def test_arena_counts_a_remote_bots_faults():
     with FaultyBots() as bots:
         url = bots.url("illegal")

@@ -18,6 +18,8 @@ from games.engine import GameConfig, GameState
 from tests.server_helpers import ServerProcess, migrate
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
+pytestmark = pytest.mark.services
+
 MAX_GAMES = 6  # games played until one is searched (the first is usually enough)
 
 

@@ -178,6 +178,8 @@ def test_phone_lobby_lists_tables_first_and_filters_them(open_page, games):
             expect(shown).to_contain_text("Fit filter table")
         expect(page.get_by_test_id("lobby-filter-empty")).to_be_visible(visible=count == 0)
     assert_fits(page, "lobby with filters")
+    chips = [label.bounding_box() for label in filters.locator("label").all()]
+    assert len(chips) == 4 and len({round(c["y"]) for c in chips}) == 1, f"the filters take one line: {chips}"
 
 
 def test_finished_tables_leave_an_open_lobby_after_ten_quiet_minutes(open_page, games):

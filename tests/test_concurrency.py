@@ -18,7 +18,7 @@ from tests.server_helpers import ServerProcess, migrate
 from tests.services import postgres_database, require_redis
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.services]
 
 
 def at(seq: int):

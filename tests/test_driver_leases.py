@@ -24,6 +24,8 @@ from tests.services import postgres_database, require_redis
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
+pytestmark = pytest.mark.services
+
 
 def test_one_driver_at_a_time_and_a_dead_drivers_games_pass_to_another(db):
     """Leases at the database: one worker drives a game; when it stops beating, another takes it over."""
@@ -130,8 +132,8 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
 
 
 def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():
-    """The driver adds the table's round pause to the first bot move of every round after the first,
-    while people sit at the table (they read the summary); never within a round, never for bots alone."""
+    """The first bot move of every round after the first waits for the round's summary (at most the
+    table's round pause) while people sit at the table; never within a round, never for bots alone."""
     import random
 
     from bots.runner import GameInfo, LiveGame, SeatInfo
@@ -144,7 +146,7 @@ def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():
         state = state.apply(state.player, rng.choice(state.observation(state.player).legal_actions()))
     start_of_round_two = state
 
-    def delay(state: GameState, person: bool) -> float:
+    def pause(state: GameState, person: bool) -> float:
         seats = [SeatInfo(1 if (person and s == 2) else None, "random", "", "", "") for s in range(4)]
         info = GameInfo(
             table_id=1, seed=5, status="running", seq=0, seats=seats, clock_s=0, standin_bot="rules",
@@ -152,13 +154,15 @@ def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():
         )  # fmt: skip
         if person and state.player == 2:
             seats[3].player_id, seats[2].player_id = 1, None  # keep the person off the seat to move
-        return LiveGame(None, 1, info, state).next_turn().delay
+        turn = LiveGame(None, 1, info, state).next_turn()
+        assert turn.delay == pytest.approx(0.1)
+        return turn.pause
 
-    assert delay(start_of_round_two, person=True) == pytest.approx(5.1)
-    assert delay(start_of_round_two, person=False) == pytest.approx(0.1)
+    assert pause(start_of_round_two, person=True) == 5.0
+    assert pause(start_of_round_two, person=False) == 0.0
     after = start_of_round_two.apply(
         start_of_round_two.player, start_of_round_two.observation(start_of_round_two.player).legal_actions()[0]
     )
     while after.current.trump < 0:  # a push: the partner declares, still the round's opening
         after = after.apply(after.player, after.observation(after.player).legal_actions()[0])
-    assert delay(after, person=True) == pytest.approx(0.1)
+    assert pause(after, person=True) == 0.0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from jass.game.rule_schieber import RuleSchieber
 
 from games.engine import RoundState, iter_cards, legal_mask, trick_points, trick_winner
@@ -57,6 +58,7 @@ def synthetic_position(rng: random.Random):
     return hand, trick, rng.randrange(6)
 
 
+@pytest.mark.slow
 def test_legal_cards_winners_and_points_agree_with_jasskit_except_its_undertrump_bug():
     rng = random.Random(20261122)
     compared = disagreements = tricks_compared = 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from datetime import timedelta
 from io import StringIO
 
 import numpy as np
@@ -24,7 +23,7 @@ from tests.bot_helpers import jasskit_service, jasskit_stats
 from tests.bot_servers.faulty import FaultyBots
 from tests.table_helpers import make_players
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.services]  # real HTTP bot servers on loopback
 
 
 def remote_table(seats: list[str], *, dialect: str = remote.AUTO, timeout: int = 5, **options):
@@ -175,18 +174,16 @@ def test_every_bad_answer_becomes_a_random_legal_move_and_a_fault():
     assert "played" in illegal.hidden_detail and illegal.hidden_detail not in illegal.detail
 
 
-def test_a_bot_past_its_timeout_delays_its_move_by_at_most_half_a_second_more():
+def test_a_bot_past_its_timeout_gets_a_timeout_fault_and_the_game_goes_on():
     with FaultyBots() as bots:
         table = remote_table([bots.url("timeout"), "random", "random", "random"], timeout=1, mode="fair", round_count=2)
         game = play(table, seed=2)
     timeouts = list(game.faults.filter(kind="timeout"))
     assert len(timeouts) == 3 and game.status == Game.FINISHED
     for fault in timeouts:
-        assert 1000 <= fault.latency_ms <= 1500
+        assert fault.latency_ms >= 1000  # it was given its whole second (bench/remote_timeouts.py: how much more)
         move = game.actions.get(seq=fault.seq)
-        previous = game.actions.get(seq=fault.seq - 1) if fault.seq else None
-        if previous is not None:
-            assert move.created_at - previous.created_at <= timedelta(seconds=1.5)
+        assert move.seat == fault.seat and move.latency_ms == fault.latency_ms
 
 
 @pytest.mark.django_db(transaction=True)
@@ -230,7 +227,8 @@ class Listener:
         self.port = self.sock.getsockname()[1]
         self.connected = False
         self.stop = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
 
     def _accept(self) -> None:
         while not self.stop.is_set():
@@ -242,6 +240,22 @@ class Listener:
                 return  # closed
             self.connected = True
             conn.close()
+
+    def reached(self) -> bool:
+        """Whether anyone connected so far: stop accepting, then look at the queue too (no waiting on luck).
+
+        The kernel completes a connection to a listening socket before it is accepted, so one made
+        before this call is either accepted already or waiting in the queue.
+        """
+        self.stop.set()
+        self.thread.join()
+        self.sock.setblocking(False)
+        try:
+            conn, _ = self.sock.accept()
+        except BlockingIOError:
+            return self.connected
+        conn.close()
+        return True
 
     def close(self) -> None:
         self.stop.set()
@@ -269,8 +283,7 @@ async def test_the_guard_refuses_private_addresses_and_sends_nothing(guard_on):
         async with remote.new_client() as client:
             answer = await remote.ask_bot(client, bot, remote.SPEC, obs, "SCHIEBER", 2, np.random.default_rng(1))
         assert answer.fault.kind == "private_address" and answer.action in obs.legal_actions()
-        await asyncio.sleep(0.3)
-        assert not ipv6.connected, "nothing may be sent to a refused address"
+        assert not ipv6.reached(), "nothing may be sent to a refused address"
     finally:
         ipv6.close()
 
@@ -290,7 +303,7 @@ async def test_a_redirect_to_another_host_is_not_followed(guard_on):
             )
         assert moved.fault.kind == "redirect" and "another host" in moved.fault.detail
     assert bots.requests["ok select_trump"] == 1  # the redirect's target (localhost) never heard of it
-    assert not target.connected
+    assert not target.reached()
     target.close()
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.server_helpers import ServerProcess, migrate
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.services]
 
 SOUTH = 2
 

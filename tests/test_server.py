@@ -8,6 +8,8 @@ from django.test import Client
 
 from tests.server_helpers import running_server
 
+pytestmark = pytest.mark.services
+
 
 @pytest.mark.django_db
 def test_the_lobby_renders():

@@ -67,6 +67,7 @@ def asset_urls(html: str) -> list[str]:
     return sorted(set(urls))
 
 
+@pytest.mark.services
 def test_table_page_assets_are_hashed_compressed_and_cached_for_good(served):
     base, table = served
     html = httpx.get(f"{base}/tables/{table}/").text

@@ -49,7 +49,7 @@ let shownTrickCards = new Set();
 let infoSignature = null; // the table panel is rebuilt only when what it shows changes
 let timeoutDraft = null; // a bot timeout typed and not yet saved
 let focusedTurn = null; // the turn the keyboard focus was last brought to
-let summary = null; // { game, round, timer }: the round just completed, shown over the table a moment
+let summary = null; // { game, round, timer, closed }: the round just ended, over the table while its pause holds
 let clockDraft = null; // { seconds, bot }: a turn clock chosen and not yet saved (kept across renders)
 let clockSaving = null; // the clock sent, until the table shows it
 let timeoutSaving = null; // a bot timeout sent and not yet confirmed
@@ -184,9 +184,8 @@ function humanize(text) {
 function applyView(next) {
   const previousKey = completedKey;
   const previousGame = view.game && view.game.id;
-  const previousRounds = view.game ? view.game.rounds : [];
   view = next;
-  noticeRoundEnd(previousGame, previousRounds);
+  syncSummary();
   if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
     timeoutSaving = null;
     timeoutDraft = null;
@@ -331,22 +330,59 @@ function roundText(g) {
 
 // -- the end of a round: a moment over the table ------------------------------------------------
 
-/** A round of the game shown has just been completed (seen live): show its summary. */
-function noticeRoundEnd(previousGame, previousRounds) {
+/**
+ * The server holds a new deal back while people read the last round's summary (`game.pause`): until
+ * its time runs out or every person playing who has the table open pressed Continue (then it closes
+ * for everyone at once), or someone makes the deal's first move.
+ */
+function syncSummary() {
   const g = view.game;
-  if (!g || g.id !== previousGame || g.over || !view.table.round_pause_s) return;
-  const done = g.rounds.findIndex((r, i) => r.complete && previousRounds[i] && !previousRounds[i].complete);
-  if (done < 0) return;
-  if (summary) clearTimeout(summary.timer);
-  summary = { game: g.id, round: done, timer: setTimeout(closeSummary, view.table.round_pause_s * 1000) };
-  announce(summaryHeadline(g, g.rounds[done]));
+  const p = g && g.status === "running" ? g.pause : null;
+  const left = p ? p.until - (Date.now() + clockOffset) : 0;
+  if (!p || left <= 0 || pauseOver(p)) {
+    if (summary) clearTimeout(summary.timer);
+    summary = null;
+    return;
+  }
+  if (!summary || summary.game !== g.id || summary.round !== p.round) {
+    if (summary) clearTimeout(summary.timer);
+    summary = { game: g.id, round: p.round, timer: null, closed: false };
+    announce(summaryHeadline(g, g.rounds[p.round - 1]));
+  }
+  clearTimeout(summary.timer);
+  summary.timer = setTimeout(() => { summary = null; render(); }, left);
+}
+
+/** The same rule as the server's (`snapshot.pause_over`): every person playing who is online is ready. */
+function pauseOver(p) {
+  const online = p.people.filter((s) => view.online.includes(view.game.players[s].player_id));
+  return online.length > 0 && online.every((s) => p.ready.includes(s));
+}
+
+/** Continue: a person playing tells the table they are ready; anyone else just closes it for themselves. */
+function continueSummary() {
+  const p = game() && game().pause;
+  const me = mySeat();
+  if (summary && p && me !== null && p.people.includes(me)) {
+    if (!p.ready.includes(me)) send({ type: "ready", round: p.round });
+    return;
+  }
+  closeSummary();
 }
 
 function closeSummary() {
   if (!summary) return;
   clearTimeout(summary.timer);
-  summary = null;
+  summary.closed = true;
   render();
+}
+
+/** Who the summary still waits for, in words: "Waiting for Anna · 4 s". */
+function waitingText(p) {
+  const online = p.people.filter((s) => view.online.includes(view.game.players[s].player_id));
+  const names = online.filter((s) => !p.ready.includes(s)).map((s) => gameWho(s));
+  const left = Math.max(0, Math.ceil((p.until - (Date.now() + clockOffset)) / 1000));
+  return `Waiting for ${names.join(" & ") || "the others"} · ${left} s`;
 }
 
 /** The viewer's team: their seat's, or North & South for spectators. */
@@ -391,13 +427,14 @@ function pairText(p) {
 
 function renderSummary() {
   const g = game();
-  const show = summary && g && g.id === summary.game && !g.over;
+  const show = summary && !summary.closed && g && g.id === summary.game && !g.over && g.pause;
   ui.summary.hidden = !show;
   if (!show) {
     ui.summary.replaceChildren();
     return;
   }
-  const r = g.rounds[summary.round];
+  const p = g.pause;
+  const r = g.rounds[p.round - 1];
   const mine = viewerTeam();
   const factor = g.multipliers && r.trump >= 0 && r.trump < 4 ? g.multipliers[r.trump] : 1;
   const teams = [mine, 1 - mine].map((team) => {
@@ -415,7 +452,7 @@ function renderSummary() {
     const text = pairText(pair);
     lines.push(h("p", { class: "summary-pair", "data-testid": "summary-pair" }, `${text.label}: `, h("strong", {}, text.value)));
   }
-  const next = g.rounds[summary.round + 1];
+  const next = g.rounds[p.round];
   if (next && next.repeats) lines.push(h("p", { class: "summary-repeat", "data-testid": "repeat-note" }, repeatText(next)));
   ui.summary.replaceChildren(h("div", { class: "summary-card", role: "dialog", "aria-labelledby": "summary-title" },
     h("h2", { id: "summary-title", "data-testid": "summary-title" }, `Round ${r.round}`,
@@ -424,12 +461,26 @@ function renderSummary() {
     r.match ? h("p", { class: "summary-match", "data-testid": "summary-match" }, `Match! ${teamLabel(r.points[0] > r.points[1] ? 0 : 1)} took every trick.`) : null,
     h("div", { class: "summary-teams" }, teams),
     ...lines,
-    h("button", { type: "button", class: "button button-primary", "data-testid": "summary-continue", "data-key": "summary-continue",
-      onclick: closeSummary }, "Continue")));
+    summaryAction(p)));
   if (!summary.shown) {
     summary.shown = true;
     ui.summary.firstChild.scrollIntoView({ block: "nearest" }); // in view on a phone scrolled to its hand
   }
+}
+
+/** Continue, or once you pressed it, whom the table still waits for (counting down). */
+function summaryAction(p) {
+  const me = mySeat();
+  if (me === null || !p.people.includes(me) || !p.ready.includes(me)) {
+    return h("button", { type: "button", class: "button button-primary", "data-testid": "summary-continue",
+      "data-key": "summary-continue", onclick: continueSummary }, me !== null && p.people.includes(me) ? "Continue" : "Close");
+  }
+  const wait = h("p", { class: "summary-wait", "data-testid": "summary-wait", role: "status" }, waitingText(p));
+  const tick = setInterval(() => {
+    if (!wait.isConnected) clearInterval(tick);
+    else wait.textContent = waitingText(p);
+  }, 1000);
+  return wait;
 }
 
 function renderScores() {

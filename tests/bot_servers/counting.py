@@ -16,12 +16,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from bots.examples.simple_bot import choose_card, choose_trump
 from games.engine import CARD_CODES
 from games.hslu import decode_observation
+from tests import tiers
 
 
 class CountingBots:
     """Start with ``with CountingBots() as bots:``; ``bots.url("north")`` is a bot URL."""
 
     def __init__(self) -> None:
+        tiers.require("services", "an HTTP bot server")
         self.seen: Counter[str] = Counter()
         self.routes: Counter[str] = Counter()
         self.lock = threading.Lock()

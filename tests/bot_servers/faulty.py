@@ -25,17 +25,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from games.engine import CARD_CODES, FULL_DECK, PUSH, TRUMPS, iter_cards
 from games.hslu import decode_observation
+from tests import tiers
 
 
 class FaultyBots:
     """Start with ``with FaultyBots() as bots:``; ``bots.url("illegal")`` is a bot URL."""
 
     def __init__(self) -> None:
+        tiers.require("services", "an HTTP bot server")
         self.requests: Counter[str] = Counter()
         self.players: list[int] = []  # the currentPlayer of every request that had one (HSLU seat)
         self.in_flight = 0
         self.max_in_flight = 0
         self.timeouts_left = 3
+        self.slowed: set[str] = set()  # "slowonce…" behaviours that took their time already
         self.lock = threading.Lock()
         self.rng = random.Random(7)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -59,6 +62,13 @@ class FaultyBots:
             return (400, b'{"error": "no"}', {}) if behaviour == "infofail" else (200, b'""', {})
         obs = decode_observation(message)
         trump_request = obs.trump < 0
+        if behaviour.startswith("slowonce"):  # its first move request only: the rest at once
+            with self.lock:
+                first = behaviour not in self.slowed
+                self.slowed.add(behaviour)
+            if first:
+                time.sleep(int(behaviour[8:]) / 1000)
+            behaviour = "ok"
         if behaviour.startswith("slow"):
             time.sleep(int(behaviour[4:]) / 1000)
             behaviour = "ok"
