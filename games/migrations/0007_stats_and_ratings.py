@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0005_round_pause'),
+        ('games', '0006_round_ready'),
     ]
 
     operations = [
