@@ -179,6 +179,12 @@ def fill(games: int, distinct: int) -> None:
         done = first + count
         print(f"\rstored {done}/{games} games ({time.perf_counter() - started:.0f} s)", end="", flush=True)
     print()
+    # A table was last active when its game ended (the lobby hides tables quiet for ten minutes).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE games_table SET updated_at = (SELECT max(finished_at) FROM games_game"
+            " WHERE games_game.table_id = games_table.id)"
+        )
     # Rating numbers follow the games' end times; the summaries were numbered per batch, so renumber.
     ordered = GameSummary.objects.filter(rated=True).order_by("finished_at", "pk").values_list("pk", flat=True)
     with transaction.atomic():
@@ -187,15 +193,21 @@ def fill(games: int, distinct: int) -> None:
             GameSummary.objects.filter(pk=pk).update(rating_seq=number)
 
 
-def measure(client, url: str, requests: int) -> list[float]:
-    times = []
+def measure(client, url: str, requests: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU milliseconds of each request (SQLite runs in this process: its work is CPU here).
+
+    On a shared machine the wall clock also counts the time other processes had the cores;
+    the CPU time is what the request costs, and what it takes on an idle core.
+    """
+    wall, cpu = [], []
     for _ in range(requests):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         response = client.get(url)
-        times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
         if response.status_code != 200:
             raise SystemExit(f"{url} answered {response.status_code}")
-    return times
+    return wall, cpu
 
 
 def main() -> None:
@@ -235,16 +247,22 @@ def main() -> None:
             ("bot profile  /players/ID/", f"/players/{bot.pk}/"),
             ("person profile  /players/ID/", f"/players/{person.pk}/"),
         ]
-        print(f"{args.games} games, {args.requests} requests each (after one warm-up)")
-        print(f"{'page':<50}{'median ms':>10}{'p95 ms':>9}")
-        stats_median = 0.0
+        print(
+            f"{args.games} games, {args.requests} requests each (after one warm-up); "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+        print(f"{'page':<50}{'median ms':>10}{'p95 ms':>9}{'CPU median ms':>15}")
+        stats_wall = stats_cpu = 0.0
         for label, url in pages:
             client.get(url)
-            times = measure(client, url, args.requests)
+            wall, cpu = measure(client, url, args.requests)
             if url == "/stats/":
-                stats_median = statistics.median(times)
-            print(f"{label:<50}{statistics.median(times):>10.1f}{p95(times):>9.1f}")
-        print(f"stats page with {args.games} games: median {stats_median:.1f} ms (budget {BUDGET_MS:.0f} ms)")
+                stats_wall, stats_cpu = statistics.median(wall), statistics.median(cpu)
+            print(f"{label:<50}{statistics.median(wall):>10.1f}{p95(wall):>9.1f}{statistics.median(cpu):>15.1f}")
+        print(
+            f"stats page with {args.games} games: median {stats_wall:.1f} ms, CPU {stats_cpu:.1f} ms "
+            f"(budget {BUDGET_MS:.0f} ms)"
+        )
 
 
 if __name__ == "__main__":
