@@ -6,12 +6,14 @@ from typing import Any
 
 from django.db import transaction
 
+from games import stats
 from games.arena import ArenaGame, GameOutcome, is_url
 from games.engine import FAIR, Action, GamePlan, GameState
 from games.hslu import encode_round
 from games.models import Action as ActionRow
 from games.models import Game
 from games.records import TRUMP_KEYS, import_record
+from games.states import load as load_state
 
 
 def outcome_record(outcome: GameOutcome, game: ArenaGame) -> dict[str, Any]:
@@ -46,8 +48,12 @@ def outcome_record(outcome: GameOutcome, game: ArenaGame) -> dict[str, Any]:
     return record
 
 
-def store_outcome(outcome: GameOutcome, game: ArenaGame) -> Game:
-    """Import the arena game and keep each move's think time, so the replay shows them."""
+def store_outcome(outcome: GameOutcome, game: ArenaGame, *, rated: bool = False) -> Game:
+    """Import the arena game and keep each move's think time, so the replay shows them.
+
+    The game counts in the statistics (as an arena game) and, when ``rated``, moves
+    its bots' ratings, in the same transaction as its storing.
+    """
     name = f"Arena: {game.team_a[:24]} vs {game.team_b[:24]} #{game.index + 1}"
     with transaction.atomic():
         stored = import_record(outcome_record(outcome, game), name=name)
@@ -55,4 +61,9 @@ def store_outcome(outcome: GameOutcome, game: ArenaGame) -> Game:
         for action, ms in zip(actions, outcome.think_ms, strict=True):
             action.latency_ms = round(ms)
         ActionRow.objects.bulk_update(actions, ["latency_ms"])
+        if stored.status == Game.FINISHED:
+            if rated:
+                stored.rated = True
+                stored.save(update_fields=["rated"])
+            stats.record_game_end(stored, load_state(stored), source=stats.ARENA, rated=rated)
     return stored

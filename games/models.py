@@ -68,6 +68,9 @@ class Table(models.Model):
     # Seconds the round's summary stays before the next deal's first bot move (people may go on sooner),
     # one of ROUND_PAUSES.
     round_pause_s = models.PositiveSmallIntegerField(default=5)
+    # Rated games move the players' ratings (games.ratings); casual ones do not. Fair tables are
+    # rated by default, standard ones casual; a private table's games are never rated (ratings are public).
+    rated = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-updated_at"]
@@ -143,6 +146,7 @@ class Game(models.Model):
     turn_started_at = models.DateTimeField(null=True, blank=True)
     # The server process (``Worker``) that drives this game's bots, clock and end: one at a time.
     driver = models.CharField(max_length=40, blank=True, db_index=True)
+    rated = models.BooleanField(default=False)  # copied from the table at the start (arena: --rated)
 
     class Meta:
         ordering = ["-created_at"]
@@ -304,3 +308,135 @@ def deal_to_json(deal: Deal) -> dict[str, object]:
 def deal_from_json(index: int, data: dict) -> Deal:
     hands = tuple(mask_from_codes(hand) for hand in data["hands"])
     return Deal(index, data["dealer"], hands, data.get("repeats"), tuple(data.get("permutation", (0, 1, 2, 3))))
+
+
+# -- statistics and ratings: written once, in the transaction that ends a game (games.stats) --------
+
+
+class Competitor(models.Model):
+    """Whoever plays and can be rated: a person, a built-in bot by name, or a remote bot (name + URL).
+
+    A remote bot is the name its inviter gave it plus its URL: two names for one URL are two
+    competitors (two people's bots behind one service), as are two URLs with one name.
+    """
+
+    PERSON, BOT, REMOTE = "person", "bot", "remote"
+    KINDS = [(PERSON, "Person"), (BOT, "Built-in bot"), (REMOTE, "Remote bot")]
+
+    key = models.CharField(max_length=80, unique=True)  # person:<player id>, bot:<name>, remote:<hash>
+    kind = models.CharField(max_length=6, choices=KINDS)
+    player = models.OneToOneField(Player, null=True, blank=True, on_delete=models.CASCADE, related_name="competitor")
+    bot = models.CharField(max_length=40, blank=True)
+    remote_url = models.CharField(max_length=300, blank=True)
+    name = models.CharField(max_length=60)  # a person's name at their last game; a bot's label or given name
+    # OpenSkill (Plackett-Luce): skill ``mu`` with uncertainty ``sigma``; ranked by ``ordinal`` = mu - 3 sigma.
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField(db_index=True)
+    rated_games = models.PositiveIntegerField(default=0)
+    rated_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class RatingLedger(models.Model):
+    """One row: locked by every rating update, so that all updates have one order (``seq``) to replay."""
+
+    last_seq = models.PositiveBigIntegerField(default=0)
+
+
+class GameSummary(models.Model):
+    """A finished game in a few numbers, for the statistics page: who won and by how much."""
+
+    TABLE, ARENA = "table", "arena"  # played at a table (live or headless), or by ``arena --store``
+
+    game = models.OneToOneField(Game, primary_key=True, on_delete=models.CASCADE, related_name="summary")
+    mode = models.CharField(max_length=10)
+    source = models.CharField(max_length=5, default=TABLE)
+    private = models.BooleanField(default=False)
+    finished_at = models.DateTimeField(db_index=True)
+    points = models.JSONField()  # [team 0, team 1]
+    winner = models.SmallIntegerField(null=True, blank=True)  # null: a draw
+    margin = models.PositiveIntegerField()  # the winner's point advantage (0 on a draw)
+    rounds = models.PositiveSmallIntegerField()
+    rated = models.BooleanField(default=False)
+    rating_seq = models.PositiveBigIntegerField(null=True, blank=True, unique=True)  # the order of rating updates
+
+
+class TypeResult(models.Model):
+    """One player type's result in one game as one team (thesis Table 4.1).
+
+    Types are "people", "bot:<name>" and "remote:<name>". A team of two types gives two
+    rows (one per type, each with its partner's type); a team of one type gives one row.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="type_results")
+    team = models.PositiveSmallIntegerField()
+    player_type = models.CharField(max_length=70)
+    partner_type = models.CharField(max_length=70)
+    mode = models.CharField(max_length=10)
+    source = models.CharField(max_length=5)
+    private = models.BooleanField(default=False)
+    finished_at = models.DateTimeField(db_index=True)
+    won = models.BooleanField()
+    drawn = models.BooleanField()
+    advantage = models.IntegerField()  # the team's points minus the other team's
+
+
+class TeamMember(models.Model):
+    """One competitor's result in one game as one team: a profile's games (once per team, seats merged)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="team_members")
+    team = models.PositiveSmallIntegerField()
+    competitor = models.ForeignKey(Competitor, on_delete=models.CASCADE, related_name="results")
+    seat = models.PositiveSmallIntegerField()  # the first seat it held on that team
+    seats = models.PositiveSmallIntegerField(default=1)  # 2 when it held both seats of the team
+    mode = models.CharField(max_length=10)
+    private = models.BooleanField(default=False)
+    finished_at = models.DateTimeField()
+    won = models.BooleanField()
+    drawn = models.BooleanField()
+    advantage = models.IntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "team", "competitor"], name="one_member_per_team")]
+        indexes = [models.Index(fields=["competitor", "-finished_at"])]
+
+
+class DecisiveRound(models.Model):
+    """A round of a fair game's decisive pair (thesis def. 4.1), seen from its starting player (forehand)."""
+
+    EQUAL, SHOVING, NOT_SHOVING, OTHER = "equal", "shoving", "not_shoving", "other"  # thesis Figure 4.1
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="decisive_rounds")
+    round_index = models.PositiveSmallIntegerField()
+    starter_type = models.CharField(max_length=70)
+    mode = models.CharField(max_length=10)
+    source = models.CharField(max_length=5)
+    private = models.BooleanField(default=False)
+    finished_at = models.DateTimeField(db_index=True)
+    rpa = models.IntegerField()  # the round point advantage of the starting team (def. 3.3)
+    call = models.PositiveSmallIntegerField()  # the starter's decision: a trump 0..5, or 10 (push)
+    # On one row of each pair (the one with the higher RPA): the pair's comparison of the two calls,
+    # and whether the team that won the pair won the game (null on a tied pair).
+    primary = models.BooleanField(default=False)
+    comparison = models.CharField(max_length=11, blank=True)
+    pair_winner_won_game = models.BooleanField(null=True)
+
+
+class RatingChange(models.Model):
+    """One competitor's rating before and after one rated game: the rating history."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    competitor = models.ForeignKey(Competitor, on_delete=models.CASCADE, related_name="rating_changes")
+    seq = models.PositiveBigIntegerField()  # the game's place in the order of rating updates
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "competitor"], name="one_rating_change_per_game")]
+        indexes = [models.Index(fields=["competitor", "seq"])]

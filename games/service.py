@@ -32,7 +32,7 @@ from django.utils import timezone
 from bots.registry import BUILTIN_BOTS
 from bots.remote import AUTO as AUTO_DIALECT
 from bots.remote import DIALECTS, MAX_TIMEOUT, BotUrlError, check_bot_url
-from games import fastpath, oplog, snapshot, states, workers
+from games import fastpath, oplog, snapshot, states, stats, workers
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -247,10 +247,12 @@ def create_table(
     turn_clock_s: int = 0,
     standin_bot: str = "rules",
     round_pause_s: int | None = None,
+    rated: bool | None = None,
 ) -> Table:
     """Open a table with four empty seats; the options are checked by the engine.
 
     ``turn_clock_s``: seconds a person has per move before ``standin_bot`` plays for them (0: no clock).
+    ``rated`` None: fair tables are rated, standard ones casual; a private table is always casual.
     """
     name = (name or "").strip()
     if not name or len(name) > MAX_TABLE_NAME:
@@ -290,6 +292,7 @@ def create_table(
             turn_clock_s=turn_clock_s,
             standin_bot=standin_bot,
             round_pause_s=round_pause_s,
+            rated=(table_config.mode == FAIR if rated is None else bool(rated)) and not private,
             created_by=player,
         )
         Seat.objects.bulk_create([Seat(table=table, position=p) for p in range(4)])
@@ -476,6 +479,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             standin_bot=table.standin_bot,
             turn_started_at=timezone.now(),
             driver=workers.local_worker_id() or "",
+            rated=table.rated and not table.private,
         )
         GameSeat.objects.bulk_create(
             [
@@ -582,6 +586,7 @@ def submit(
             fields += ["status", "winner", "finished_at"]
         fastpath.update_game(game, fields)
         if after.over:
+            stats.record_game_end(game, after)  # summary rows and ratings commit with the game's end
             oplog.game_finished(game, seats)
         game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:

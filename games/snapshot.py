@@ -313,6 +313,7 @@ def _table_options(table: Table) -> dict[str, Any]:
         "round_count": table.round_count,
         "multipliers": table.multipliers,
         "private": table.private,
+        "rated": table.rated,
         "turn_clock_s": table.turn_clock_s,
         "standin_bot": table.standin_bot,
         "round_pause_s": table.round_pause_s,

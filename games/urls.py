@@ -21,4 +21,8 @@ urlpatterns = [
     path("games/<int:game_id>/replay", views.replay, name="replay"),
     path("games/<int:game_id>/record.json", views.record_json, name="record_json"),
     path("rules/", views.rules, name="rules"),
+    path("stats/", views.stats_page, name="stats"),
+    path("ratings/", views.leaderboard, name="leaderboard"),
+    path("players/me/", views.my_profile, name="my_profile"),
+    path("players/<int:competitor_id>/", views.profile, name="profile"),
 ]

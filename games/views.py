@@ -20,10 +20,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, history, records, rules_page, service, snapshot
+from games import access, history, profiles, records, rules_page, service, snapshot, stats
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
-from games.models import ROUND_PAUSES, Game, Player
+from games.models import ROUND_PAUSES, Competitor, Game, Player
 from games.replay import replay_data
 
 MAX_UPLOAD = 2 * 1024 * 1024  # bytes of a record file
@@ -124,6 +124,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
             turn_clock_s=_int(request.POST.get("turn_clock"), _default_clock()),
             standin_bot=request.POST.get("standin_bot") or "rules",
             round_pause_s=_int(request.POST.get("round_pause"), settings.JASSWEB_ROUND_PAUSE_S),
+            rated={"rated": True, "casual": False}.get(request.POST.get("rated", "")),
         )
         seat = request.POST.get("seat", "2")
         if seat in ("0", "1", "2", "3"):
@@ -213,6 +214,7 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "pairs": pairs,
             "pair_side": "you" if mine is not None else ("North & South"),
             "standin_label": snapshot.bot_label(game.standin_bot),
+            "rating_changes": profiles.rating_changes(game),
         },
     )
 
@@ -303,3 +305,46 @@ def import_game(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Imported game {game.pk}: {len(game.deals)} rounds, every card checked.")
             return redirect("replay", game_id=game.pk)
     return render(request, "import.html", {"player": player, "error": error}, status=400 if error else 200)
+
+
+def stats_page(request: HttpRequest) -> HttpResponse:
+    """The thesis' evaluation of this server's finished public games: Table 4.1 and Figures 4.1-4.3."""
+    started = time.perf_counter()
+    data = stats.page_data(stats.Filters.from_query(request.GET))
+    response = render(request, "stats.html", {"player": player_for_request(request), **data})
+    response["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+    return response
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """Ratings of people and bots, together or apart, best first."""
+    who = request.GET.get("who") if request.GET.get("who") in profiles.WHO else "all"
+    player = player_for_request(request)
+    return render(
+        request,
+        "leaderboard.html",
+        {
+            "player": player,
+            "who": who,
+            "rows": profiles.leaderboard(who),
+            "mine": profiles.competitor_of_player(player),
+            "sigmas": profiles.SIGMAS_SHOWN,
+        },
+    )
+
+
+def profile(request: HttpRequest, competitor_id: int) -> HttpResponse:
+    """A person's or a bot's rating, rating history, games and results (the games the visitor may see)."""
+    competitor = get_object_or_404(Competitor.objects.select_related("player"), pk=competitor_id)
+    player = player_for_request(request)
+    data = profiles.profile(competitor, player, request.GET.get("page"))
+    return render(request, "profile.html", {"player": player, "sigmas": profiles.SIGMAS_SHOWN, **data})
+
+
+def my_profile(request: HttpRequest) -> HttpResponse:
+    """Your own profile, once you have finished a game; else the leaderboard says how to get one."""
+    competitor = profiles.competitor_of_player(player_for_request(request))
+    if competitor is None:
+        messages.info(request, "Your profile starts with your first finished game.")
+        return redirect("leaderboard")
+    return redirect("profile", competitor_id=competitor.pk)

@@ -64,7 +64,7 @@ function showMessages(texts) {
 
 function lengthText(t) {
   const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  return t.multipliers ? `${length} · multipliers` : length;
+  return length + (t.multipliers ? " · multipliers" : "") + (t.rated ? " · rated" : "");
 }
 
 function seatItem(t, s) {

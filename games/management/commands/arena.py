@@ -41,6 +41,11 @@ class Command(BaseCommand):
         parser.add_argument("--dialect", choices=("auto", "spec", "jass-kit"), default="auto")
         parser.add_argument("--store", action="store_true", default=False, help="store every game (history and replay)")
         parser.add_argument("--no-store", dest="store", action="store_false")
+        parser.add_argument(
+            "--rated",
+            action="store_true",
+            help="the games move the bots' ratings (implies --store: ratings are replayable)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         teams = options["team"]
@@ -70,19 +75,21 @@ class Command(BaseCommand):
         except InvalidConfigError as exc:
             raise CommandError(str(exc)) from None
 
+        if options["rated"]:
+            options["store"] = True
         summary = Summary(teams[0], teams[1])
         started = time.monotonic()
         self._progress(summary, len(games), started)
         workers = min(options["workers"], len(games))
         if workers == 1:
             for game in games:
-                self._record(summary, play_game(game), game, options["store"], len(games), started)
+                self._record(summary, play_game(game), game, options, len(games), started)
         else:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
                 futures = {pool.submit(play_game, game): game for game in games}
                 for future in as_completed(futures):
-                    self._record(summary, future.result(), futures[future], options["store"], len(games), started)
+                    self._record(summary, future.result(), futures[future], options, len(games), started)
         if sys.stdout.isatty():
             self.stdout.write("")
         self._report(summary, options, time.monotonic() - started)
@@ -90,13 +97,19 @@ class Command(BaseCommand):
     # -- output ------------------------------------------------------------------------------
 
     def _record(
-        self, summary: Summary, outcome: GameOutcome, game: ArenaGame, store: bool, total: int, started: float
+        self,
+        summary: Summary,
+        outcome: GameOutcome,
+        game: ArenaGame,
+        options: dict[str, Any],
+        total: int,
+        started: float,
     ) -> None:
         summary.add(outcome)
-        if store:
+        if options["store"]:
             from games.arena_store import store_outcome
 
-            store_outcome(outcome, game)
+            store_outcome(outcome, game, rated=options["rated"])
         self._progress(summary, total, started)
 
     def _progress(self, summary: Summary, total: int, started: float) -> None:
@@ -175,6 +188,8 @@ class Command(BaseCommand):
         if options["time_per_move"] is not None:
             command += ["--time-per-move", str(options["time_per_move"])]
         command += ["--seed", str(options["seed"]), "--workers", str(options["workers"])]
+        if options["rated"]:
+            command.append("--rated")
         self.stdout.write("reproduce: " + shlex.join(command))
         self.stdout.write(summary.final_line())
 
