@@ -21,4 +21,6 @@ urlpatterns = [
     path("games/<int:game_id>/replay", views.replay, name="replay"),
     path("games/<int:game_id>/record.json", views.record_json, name="record_json"),
     path("rules/", views.rules, name="rules"),
+    path("settings/", views.user_settings, name="settings"),
+    path("settings/deck/", views.set_deck, name="set_deck"),
 ]
