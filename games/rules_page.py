@@ -66,7 +66,6 @@ class LegalExample:
                 hand.append({"code": code, "legal": False, "html": html, "reason": reason})
         return {
             "title": self.title.format_map(words),
-            "key": self.title,
             "explanation": self.explanation.format_map(words),
             "trump": deck.trump_name(self.trump),
             "trump_code": self.trump,
