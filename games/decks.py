@@ -43,6 +43,7 @@ REASONS = {
     "absent": "You do not hold {card}",
 }
 
+NO_TRUMP_YET = "\u2013"  # an en dash, where a round has no trump yet
 NO_SUIT_TRUMPS = {4: ("⬇", "Obe-Abe"), 5: ("⬆", "Une-Ufe"), 10: ("↪", "Push")}
 
 
@@ -182,7 +183,9 @@ def card_html(code: str, deck: Deck, extra_class: str = "") -> SafeString:
             _use("card-figure-art", "0 0 50 100", f"face-{code}"),
         )
     elif rank == "A":
-        face = format_html('<span class="card-face card-ace" aria-hidden="true"><span class="pip-ace">{}</span></span>', mark)
+        face = format_html(
+            '<span class="card-face card-ace" aria-hidden="true"><span class="pip-ace">{}</span></span>', mark
+        )
     else:
         face = format_html(
             '<span class="card-face card-court" aria-hidden="true"><span class="court-frame">'
@@ -207,8 +210,11 @@ def trump_html(trump: int, deck: Deck) -> SafeString:
     if 0 <= trump < 4:
         suit = SUIT_LETTERS[trump]
         return format_html(
-            '<span class="suit suit-{}" aria-hidden="true">{}</span> {}', suit, suit_mark(suit, deck), deck.trump_name(trump)
+            '<span class="suit suit-{}" aria-hidden="true">{}</span> {}',
+            suit,
+            suit_mark(suit, deck),
+            deck.trump_name(trump),
         )
     if trump in (4, 5):
         return format_html('<span class="suit" aria-hidden="true">{}</span> {}', *NO_SUIT_TRUMPS[trump])
-    return format_html("{}", deck.trump_name(trump) or "–")
+    return format_html("{}", deck.trump_name(trump) or NO_TRUMP_YET)

@@ -73,7 +73,11 @@ def deck_for_request(request: HttpRequest) -> Deck:
     if user is not None and user.is_authenticated:
         key = Player.objects.filter(user=user).values_list("deck", flat=True).first()
     elif session is not None and session.get(GUEST_SESSION_KEY) is not None:
-        key = Player.objects.filter(pk=session[GUEST_SESSION_KEY], user__isnull=True).values_list("deck", flat=True).first()
+        key = (
+            Player.objects.filter(pk=session[GUEST_SESSION_KEY], user__isnull=True)
+            .values_list("deck", flat=True)
+            .first()
+        )
     else:
         key = None
     if key is None and session is not None:

@@ -10,7 +10,6 @@ from django.conf import settings
 from django.db import models
 
 from games.decks import DECK_CHOICES, FRENCH
-
 from games.engine import (
     CARD_CODES,
     FAIR,

@@ -17,7 +17,11 @@ from games.engine.rules import CARD_POINTS, legal_cards
 
 
 class _Words(dict):
-    """The fields an example's text may use, in the viewer's deck: {suit_H} "Hearts"/"Rosen", {card_S10} "♠10"/"Schilten 10"."""
+    """The fields an example's text may use, in the viewer's deck.
+
+    {suit_H}: "Hearts" / "Rosen", {card_S10}: "♠10" / "Schilten Banner", {rank_J}: "Jack" / "Under",
+    {trump_order}: the trump suit's ranks from the top, as the cards' corners show them.
+    """
 
     def __init__(self, deck: Deck) -> None:
         super().__init__()
@@ -154,7 +158,5 @@ def rules_context(deck: Deck) -> dict[str, object]:
         "points": points_rows(deck),
         "suits": [deck.suit_names[s] for s in SUIT_LETTERS],
         "ranks": deck.rank_names,
-        "suit_row": format_html_join(
-            "", "{}", ((card_html(s + "A", deck, "card-rule"),) for s in SUIT_LETTERS)
-        ),
+        "suit_row": format_html_join("", "{}", ((card_html(s + "A", deck, "card-rule"),) for s in SUIT_LETTERS)),
     }

@@ -248,7 +248,8 @@ def private_part(state: GameState, seat: int) -> str:
 
 
 def _reason(hand: int, trick: tuple[int, ...], trump: int, card: int) -> dict[str, str]:
-    """A refused card's reason for the page: {"rule": "follow", "suit": "H"} or {"rule": "under_trump", "card": "HJ"}."""
+    """A refused card's reason for the page: ``{"rule": "follow", "suit": "H"}`` or ``{"rule": "under_trump",
+    "card": "HJ"}`` (the engine's ``refusal`` with codes instead of numbers)."""
     rule, which = refusal(hand, trick, trump, card)
     if rule in ("follow", "follow_trump"):
         return {"rule": rule, "suit": "DHSC"[which]}

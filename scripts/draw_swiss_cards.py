@@ -190,7 +190,8 @@ def koenig(suit: str) -> str:
     ermine = "".join(f'<path d="M{x} 88v3" stroke="{INK}" stroke-width="1.6"/>' for x in (14, 20, 26, 32, 38))
     return "".join(
         [
-            f'<path d="M14 38L32 38L41 86L5 86Z" fill="{main}" stroke="{INK}" stroke-width="1.4" stroke-linejoin="round"/>',
+            f'<path d="M14 38L32 38L41 86L5 86Z" fill="{main}" stroke="{INK}" stroke-width="1.4" '
+            'stroke-linejoin="round"/>',
             f'<path d="M5 86H41V93H5Z" fill="#fffaf0" stroke="{INK}" stroke-width="1.2"/>',
             ermine,
             f'<path d="M23 38V86" stroke="{trim}" stroke-width="2.5"/>',
@@ -199,9 +200,9 @@ def koenig(suit: str) -> str:
             f'stroke="{INK}" stroke-width="1"/>',
             f'<path d="M15 44L10 55" stroke="{main}" stroke-width="4.5" stroke-linecap="round"/>',
             _head(23, 29),
-            f'<path d="M17.5 31C18 39 28 39 28.5 31C26 34 20 34 17.5 31Z" fill="#8a5a2b"/>',
-            f'<path d="M15 23L16 14L19.5 19L23 12L26.5 19L30 14L31 23Z" fill="{GOLD}" stroke="{INK}" stroke-width="1.2" '
-            'stroke-linejoin="round"/>',
+            '<path d="M17.5 31C18 39 28 39 28.5 31C26 34 20 34 17.5 31Z" fill="#8a5a2b"/>',
+            f'<path d="M15 23L16 14L19.5 19L23 12L26.5 19L30 14L31 23Z" fill="{GOLD}" stroke="{INK}" '
+            'stroke-width="1.2" stroke-linejoin="round"/>',
             f'<path d="M31 45L37 52" stroke="{main}" stroke-width="4.5" stroke-linecap="round"/>',
             mark(suit, 29, 44, 20),
         ]
@@ -215,7 +216,7 @@ def banner(suit: str) -> str:
     return "".join(
         [
             mark(suit, 22, 6, 22),
-            f'<path d="M8 34V95" stroke="#7a4a22" stroke-width="3.2" stroke-linecap="round"/>',
+            '<path d="M8 34V95" stroke="#7a4a22" stroke-width="3.2" stroke-linecap="round"/>',
             f'<circle cx="8" cy="33" r="3.2" fill="{GOLD}" stroke="{INK}" stroke-width="1"/>',
             f'<path d="{flag}" fill="{main}" stroke="{INK}" stroke-width="1.5" stroke-linejoin="round"/>',
             f'<path d="M9 45C19 40 31 50 42 44M9 76C19 71 31 81 42 75" fill="none" stroke="{trim}" stroke-width="3"/>',

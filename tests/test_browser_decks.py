@@ -63,7 +63,9 @@ def expect_swiss_cards(page: Page, selector: str) -> list[str]:
     assert cards, f"no cards in {selector}"
     for card in cards:
         code, label = card["code"], card["label"]
-        assert DECKS[SWISS].card_name(code) in label, card  # "Schilten 6", "Schilten 6, playable", "Anna (North): Schilten 6"
+        assert DECKS[SWISS].card_name(code) in label, (
+            card
+        )  # "Schilten 6", "Schilten 6, playable", "Anna (North): Schilten 6"
         assert card["suits"] and set(card["suits"]) == {f"suit-{code[0]}"}, card  # corners (and pips) in its suit
         if code[1:] in PICTURES:
             assert card["face"] and card["face"].endswith(f"#face-{code}"), card

@@ -129,7 +129,10 @@ def test_the_french_reasons_are_the_engines_and_the_swiss_ones_name_no_french_su
     assert seen == {"follow", "follow_trump", "under_trump"}
     trick = [card_from_code(c) for c in ("HK", "S10")]
     hand = mask_from_codes(["HQ", "S6", "SA", "D7"])
-    assert swiss.reason(hand, trick, 2, card_from_code("S6")) == "No under-trumping: the Schilten Banner in the trick is higher"
+    assert (
+        swiss.reason(hand, trick, 2, card_from_code("S6"))
+        == "No under-trumping: the Schilten Banner in the trick is higher"
+    )
     assert swiss.reason(hand, trick, 2, card_from_code("D7")) == "You must follow Rosen"
 
 
@@ -144,7 +147,11 @@ def test_a_seated_player_gets_each_refused_cards_rule_not_words():
                 part = json.loads("{" + snapshot.private_part(state, rnd.player)[1:] + "}")
                 for code, reason in part["why_not"].items():
                     rule, which = refusal(rnd.hands[rnd.player], rnd.trick, rnd.trump, card_from_code(code))
-                    expected = {"rule": rule, "suit": "DHSC"[which]} if "follow" in rule else {"rule": rule, "card": CARD_CODES[which]}
+                    expected = (
+                        {"rule": rule, "suit": "DHSC"[which]}
+                        if "follow" in rule
+                        else {"rule": rule, "card": CARD_CODES[which]}
+                    )
                     assert reason == expected, (code, reason)
                     checked += 1
             state = state.apply(state.player, rng.choice(state.current.legal_actions()))
@@ -155,7 +162,7 @@ def test_a_trump_is_shown_with_its_symbol_and_name():
     assert str(trump_html(1, french)) == '<span class="suit suit-H" aria-hidden="true">♥</span> Hearts'
     rosen = str(trump_html(1, swiss))
     assert "#suit-H" in rosen and rosen.endswith(" Rosen") and "♥" not in rosen
-    assert str(trump_html(4, swiss)).endswith(" Obe-Abe") and str(trump_html(-1, swiss)) == "–"
+    assert str(trump_html(4, swiss)).endswith(" Obe-Abe") and str(trump_html(-1, swiss)) == "\u2013"
     assert deck_named("nonsense") is french and deck_named(None) is french
 
 
@@ -258,7 +265,7 @@ def test_the_rules_page_in_swiss_cards_names_no_french_card():
     assert "trump order U 9 A K O 10 8 7 6" in examples
     assert not re.search(r"[♦♥♠♣]|Hearts|Spades|Diamonds|Clubs|Jack|Queen|Ace\b", examples)
     assert "#face-SJ" in page and 'aria-label="Schilten Under"' in page
-    assert "<th scope=\"row\">Banner</th>" in page and "<th scope=\"row\">Ober</th>" in page
+    assert '<th scope="row">Banner</th>' in page and '<th scope="row">Ober</th>' in page
 
 
 @pytest.mark.django_db

@@ -20,7 +20,7 @@ def _deck(context: Any, deck: decks.Deck | str | None) -> decks.Deck:
 
 @register.simple_tag(takes_context=True)
 def trump(context: Any, trump: int | None, deck: decks.Deck | str | None = None) -> SafeString:
-    """A trump (0..5, 10; anything else: "–") with its symbol and name."""
+    """A trump (0..5, 10) with its symbol and name; anything else is shown as a dash."""
     return decks.trump_html(-1 if trump is None else int(trump), _deck(context, deck))
 
 
