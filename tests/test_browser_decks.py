@@ -80,12 +80,12 @@ def test_a_guest_plays_with_swiss_cards_and_keeps_them_after_a_reload(open_page)
     page = open_page()
     become_guest(page, "Vreni")
     choose_deck(page, "swiss")
-    open_table(page, "Swiss table", target=300)
+    open_table(page, "Swiss table", target=2500)  # long enough for this seat to be forehand (every 4th round)
     add_bots(page, [0, 1, 3], bot="random")
     start_game(page)
 
     saw = {"trump": False, "greyed": False, "trick": False, "last": False}
-    for _ in range(60):
+    for _ in range(120):
         _, state = wait_for_turn([page])
         if state == "over":
             break
