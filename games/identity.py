@@ -12,9 +12,12 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from games import service
+from games.decks import DECKS, FRENCH, Deck, deck_named
 from games.models import GameSeat, Player, Table
 
 GUEST_SESSION_KEY = "jassweb_guest_player"
+# The deck of a visitor who is neither a guest nor signed in; a player keeps theirs in ``Player.deck``.
+DECK_SESSION_KEY = "jassweb_deck"
 MAX_NICKNAME = 24
 
 
@@ -59,9 +62,39 @@ def become_guest(request: HttpRequest, nickname: str) -> Player:
         if player.name != nickname:
             service.rename_player(player, nickname)
         return player
-    player = Player.objects.create(name=nickname)
+    player = Player.objects.create(name=nickname, deck=request.session.pop(DECK_SESSION_KEY, FRENCH))
     request.session[GUEST_SESSION_KEY] = player.pk
     return player
+
+
+def deck_for_request(request: HttpRequest) -> Deck:
+    """The deck this visitor sees: their player's (account or guest), else the one kept in the session."""
+    user, session = getattr(request, "user", None), getattr(request, "session", None)
+    if user is not None and user.is_authenticated:
+        key = Player.objects.filter(user=user).values_list("deck", flat=True).first()
+    elif session is not None and session.get(GUEST_SESSION_KEY) is not None:
+        key = (
+            Player.objects.filter(pk=session[GUEST_SESSION_KEY], user__isnull=True)
+            .values_list("deck", flat=True)
+            .first()
+        )
+    else:
+        key = None
+    if key is None and session is not None:
+        key = session.get(DECK_SESSION_KEY)
+    return deck_named(key)
+
+
+def choose_deck(request: HttpRequest, key: str) -> Deck:
+    """Remember ``key`` as the visitor's deck: on their player (every device) or in their session."""
+    if key not in DECKS:
+        raise ValueError(f"no such deck: {key!r} (choose {' or '.join(DECKS)})")
+    player = player_for_request(request)
+    if player is not None:
+        Player.objects.filter(pk=player.pk).update(deck=key)
+    else:
+        request.session[DECK_SESSION_KEY] = key
+    return DECKS[key]
 
 
 def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
@@ -111,3 +144,14 @@ def _claim_guest_on_login(sender: Any, request: HttpRequest | None, user: Abstra
     note = claim_guest(request.session, user)
     if note:
         messages.success(request, note, fail_silently=True)
+
+
+@receiver(user_logged_in, dispatch_uid="jassweb_deck_on_login")
+def _deck_on_login(sender: Any, request: HttpRequest | None, user: AbstractBaseUser, **kwargs: Any) -> None:
+    """A deck chosen before signing in (as a visitor, not a guest) becomes the account's: the latest choice wins.
+
+    Registered after ``_claim_guest_on_login`` so that a guest's player is adopted before this looks it up.
+    """
+    session = getattr(request, "session", None)
+    if session is not None and session.get(DECK_SESSION_KEY) in DECKS:
+        Player.objects.filter(pk=player_for_user(user).pk).update(deck=session.pop(DECK_SESSION_KEY))

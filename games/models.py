@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from games.decks import DECK_CHOICES, FRENCH
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -30,6 +31,8 @@ class Player(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE)
     name = models.CharField(max_length=40)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The cards this person sees (games/decks.py): how cards look and are named, never the game.
+    deck = models.CharField(max_length=10, choices=DECK_CHOICES, default=FRENCH)
 
     @property
     def is_guest(self) -> bool:

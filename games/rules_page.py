@@ -8,75 +8,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
 
-from games.engine import TRUMP_NAMES
+from games.decks import RANKS, SUIT_LETTERS, Deck, card_html
 from games.engine.cards import card_code, card_from_code, mask_from_codes
-from games.engine.rules import CARD_POINTS, illegal_card_reason, legal_cards
-
-SUITS = {"D": ("♦", "Diamonds"), "H": ("♥", "Hearts"), "S": ("♠", "Spades"), "C": ("♣", "Clubs")}
-RANK_NAMES = {"A": "Ace", "K": "King", "Q": "Queen", "J": "Jack", "10": "Ten", "9": "Nine", "8": "Eight"}
-RANK_NAMES |= {"7": "Seven", "6": "Six"}
-
-# Pip positions (x %, y %) of the number cards: the same as static/js/cards.js.
-_L, _M, _R = 28, 50, 72
-PIPS = {
-    "6": [(_L, 18), (_L, 50), (_L, 82), (_R, 18), (_R, 50), (_R, 82)],
-    "7": [(_L, 18), (_L, 50), (_L, 82), (_R, 18), (_R, 50), (_R, 82), (_M, 34)],
-    "8": [(_L, 18), (_L, 50), (_L, 82), (_R, 18), (_R, 50), (_R, 82), (_M, 34), (_M, 66)],
-    "9": [(_L, 18), (_L, 39), (_L, 61), (_L, 82), (_R, 18), (_R, 39), (_R, 61), (_R, 82), (_M, 50)],
-    "10": [(_L, 18), (_L, 39), (_L, 61), (_L, 82), (_R, 18), (_R, 39), (_R, 61), (_R, 82), (_M, 28.5), (_M, 71.5)],
-}
+from games.engine.rules import CARD_POINTS, legal_cards
 
 
-def card_name(code: str) -> str:
-    """ "Ace of Hearts" for "HA"."""
-    return f"{RANK_NAMES[code[1:]]} of {SUITS[code[0]][1]}"
+class _Words(dict):
+    """The fields an example's text may use, in the viewer's deck.
 
+    {suit_H}: "Hearts" / "Rosen", {card_S10}: "♠10" / "Schilten Banner", {rank_J}: "Jack" / "Under",
+    {trump_order}: the trump suit's ranks from the top, as the cards' corners show them.
+    """
 
-def card_html(code: str, extra_class: str = "") -> SafeString:
-    """A face-up card as static/js/cards.js ``cardElement`` draws it, for pages rendered on the server."""
-    suit, rank = code[0], code[1:]
-    symbol = SUITS[suit][0]
+    def __init__(self, deck: Deck) -> None:
+        super().__init__()
+        self.deck = deck
 
-    def corner(position: str) -> SafeString:
-        return format_html(
-            '<span class="card-corner card-corner-{}" aria-hidden="true"><span class="card-rank">{}</span>'
-            '<span class="card-suit">{}</span></span>',
-            position,
-            rank,
-            symbol,
-        )
-
-    if rank in PIPS:
-        pips = format_html_join(
-            "",
-            '<span class="{}" style="left:{}%;top:{}%">{}</span>',
-            (("pip pip-flip" if y > 55 else "pip", x, y, symbol) for x, y in PIPS[rank]),
-        )
-        face = format_html('<span class="card-face card-pips" aria-hidden="true">{}</span>', pips)
-    elif rank == "A":
-        face = format_html(
-            '<span class="card-face card-ace" aria-hidden="true"><span class="pip-ace">{}</span></span>', symbol
-        )
-    else:
-        face = format_html(
-            '<span class="card-face card-court" aria-hidden="true"><span class="court-frame">'
-            '<span class="court-letter">{}</span><span class="court-suit">{}</span></span></span>',
-            rank,
-            symbol,
-        )
-    return format_html(
-        '<span class="card suit-{} {}" data-card="{}" role="img" aria-label="{}">{}{}{}</span>',
-        suit,
-        extra_class,
-        code,
-        card_name(code),
-        corner("tl"),
-        face,
-        corner("br"),
-    )
+    def __missing__(self, key: str) -> str:
+        if key == "trump_order":
+            return " ".join(self.deck.indices[rank] for rank in ("J", "9", "A", "K", "Q", "10", "8", "7", "6"))
+        kind, _, which = key.partition("_")
+        if kind == "suit":
+            return self.deck.suit_names[which]
+        if kind == "card":
+            return self.deck.card_text(which)
+        if kind == "rank":
+            return self.deck.rank_names[which]
+        raise KeyError(key)
 
 
 @dataclass(frozen=True)
@@ -93,25 +54,26 @@ class LegalExample:
         trick = [card_from_code(c) for c in self.trick]
         return {card_code(c) for c in legal_cards([card_from_code(c) for c in self.hand], trick, self.trump)}
 
-    def render(self) -> dict[str, object]:
-        """What the template needs: the trump's name, the trick's cards and the hand with verdicts."""
+    def render(self, deck: Deck) -> dict[str, object]:
+        """What the template needs, in ``deck``: the trump's name, the trick's cards and the hand with verdicts."""
         legal = self.legal_codes()
         hand_mask = mask_from_codes(self.hand)
         trick = [card_from_code(c) for c in self.trick]
+        words = _Words(deck)
         hand = []
         for code in self.hand:
             if code in legal:
-                hand.append({"code": code, "legal": True, "html": card_html(code, "card-rule card-rule-legal")})
+                hand.append({"code": code, "legal": True, "html": card_html(code, deck, "card-rule card-rule-legal")})
             else:
-                reason = illegal_card_reason(hand_mask, trick, self.trump, card_from_code(code))
-                html = card_html(code, "card-rule card-rule-illegal")
+                reason = deck.reason(hand_mask, trick, self.trump, card_from_code(code))
+                html = card_html(code, deck, "card-rule card-rule-illegal")
                 hand.append({"code": code, "legal": False, "html": html, "reason": reason})
         return {
-            "title": self.title,
-            "explanation": self.explanation,
-            "trump": TRUMP_NAMES[self.trump],
+            "title": self.title.format_map(words),
+            "explanation": self.explanation.format_map(words),
+            "trump": deck.trump_name(self.trump),
             "trump_code": self.trump,
-            "trick": [card_html(c, "card-rule") for c in self.trick],
+            "trick": [card_html(c, deck, "card-rule") for c in self.trick],
             "hand": hand,
         }
 
@@ -121,7 +83,7 @@ DIAMONDS, HEARTS, SPADES, CLUBS, OBE_ABE, UNE_UFE = range(6)
 LEGAL_EXAMPLES = (
     LegalExample(
         "Follow suit, or trump",
-        "Hearts were led. You hold Hearts, so you must play one of them, but a trump is always allowed too "
+        "{suit_H} were led. You hold {suit_H}, so you must play one of them, but a trump is always allowed too "
         "(here no trump is in the trick yet, so any trump).",
         DIAMONDS,
         ("HK",),
@@ -129,22 +91,22 @@ LEGAL_EXAMPLES = (
     ),
     LegalExample(
         "Cannot follow: play anything",
-        "Diamonds were led and you hold none: every card may be played.",
+        "{suit_D} were led and you hold none: every card may be played.",
         SPADES,
         ("DA",),
         ("HQ", "C7", "S6", "HJ"),
     ),
     LegalExample(
         "No under-trumping",
-        "Hearts were led and the ♠10 has trumped it. You may follow Hearts or over-trump with the ♠A "
-        "(trump order J 9 A K Q 10 8 7 6), but not play the lower ♠6.",
+        "{suit_H} were led and the {card_S10} has trumped it. You may follow {suit_H} or over-trump with the {card_SA} "
+        "(trump order {trump_order}), but not play the lower {card_S6}.",
         SPADES,
         ("HK", "S10"),
         ("HQ", "S6", "SA", "D7"),
     ),
     LegalExample(
-        "The Jack of trumps (Puur) need not follow",
-        "Trump (Clubs) was led. Your only trump is the Jack, which never has to be played: any card is allowed.",
+        "The {rank_J} of trumps (Puur) need not follow",
+        "Trump ({suit_C}) was led. Your only trump is the {rank_J}, which never has to be played: any card is allowed.",
         CLUBS,
         ("C8",),
         ("CJ", "HA", "D9", "S6"),
@@ -166,31 +128,35 @@ LEGAL_EXAMPLES = (
 )
 
 
-def legal_examples() -> list[dict[str, object]]:
-    return [example.render() for example in LEGAL_EXAMPLES]
+def legal_examples(deck: Deck) -> list[dict[str, object]]:
+    return [example.render(deck) for example in LEGAL_EXAMPLES]
 
 
-def cards_row(codes: str) -> SafeString:
-    """Several cards side by side, e.g. ``cards_row("SJ S9 SA")``."""
-    return format_html_join("", "{}", ((card_html(code, "card-rule"),) for code in codes.split()))
+def cards_row(codes: str, deck: Deck) -> SafeString:
+    """Several cards side by side, e.g. ``cards_row("SJ S9 SA", deck)``."""
+    return format_html_join("", "{}", ((card_html(code, deck, "card-rule"),) for code in codes.split()))
 
 
-def points_rows() -> list[tuple[str, list[int]]]:
+def points_rows(deck: Deck) -> list[tuple[str, list[int]]]:
     """Each rank's points as trump, in another suit, in Obe-Abe and in Une-Ufe (the engine's table)."""
     rows = []
-    for rank in ("A", "K", "Q", "J", "10", "9", "8", "7", "6"):
+    for rank in RANKS:
         as_trump = CARD_POINTS[HEARTS][card_from_code("H" + rank)]
         plain = CARD_POINTS[HEARTS][card_from_code("S" + rank)]
         top_down = CARD_POINTS[OBE_ABE][card_from_code("S" + rank)]
         bottom_up = CARD_POINTS[UNE_UFE][card_from_code("S" + rank)]
-        rows.append((RANK_NAMES[rank], [as_trump, plain, top_down, bottom_up]))
+        rows.append((deck.rank_names[rank], [as_trump, plain, top_down, bottom_up]))
     return rows
 
 
-def rules_context() -> dict[str, object]:
+def rules_context(deck: Deck) -> dict[str, object]:
+    """The rules page's pictures and words in ``deck``."""
     return {
-        "examples": legal_examples(),
-        "hearts": cards_row("HA HK HQ HJ H10 H9 H8 H7 H6"),
-        "trump_order": cards_row("SJ S9 SA SK SQ S10 S8 S7 S6"),
-        "points": points_rows(),
+        "examples": legal_examples(deck),
+        "hearts": cards_row("HA HK HQ HJ H10 H9 H8 H7 H6", deck),
+        "trump_order": cards_row("SJ S9 SA SK SQ S10 S8 S7 S6", deck),
+        "points": points_rows(deck),
+        "suits": [deck.suit_names[s] for s in SUIT_LETTERS],
+        "ranks": deck.rank_names,
+        "suit_row": format_html_join("", "{}", ((card_html(s + "A", deck, "card-rule"),) for s in SUIT_LETTERS)),
     }

@@ -35,8 +35,8 @@ from games.engine import (
     Trick,
     codes_of,
     iter_cards,
+    refusal,
     team_of,
-    why_not,
 )
 from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table
 
@@ -272,14 +272,24 @@ def private_part(state: GameState, seat: int) -> str:
     my_turn = not state.over and rnd.player == seat
     legal_mask = obs.legal_mask() if my_turn and rnd.trump >= 0 else 0
     legal = codes_of(legal_mask)
-    # Why each other card may not be played now, in words, for a click on a greyed card.
+    # Why each other card may not be played now, for a click on a greyed card: the rule and the suit or
+    # card it names, which the page words in the viewer's deck (static/js/cards.js reasonText).
     refused = obs.hand & ~legal_mask if legal_mask else 0
-    why = {CARD_CODES[c]: why_not(obs.hand, rnd.trick, rnd.trump, c) for c in iter_cards(refused)}
+    why = {CARD_CODES[c]: _reason(obs.hand, rnd.trick, rnd.trump, c) for c in iter_cards(refused)}
     legal_trumps = [a.value for a in obs.legal_actions() if not a.is_card] if my_turn else []
     return (
         f',"hand":{_dumps(codes_of(obs.hand))},"legal":{_dumps(legal)},"why_not":{_dumps(why)}'
         f',"legal_trumps":{_dumps(legal_trumps)}'
     )
+
+
+def _reason(hand: int, trick: tuple[int, ...], trump: int, card: int) -> dict[str, str]:
+    """A refused card's reason for the page: ``{"rule": "follow", "suit": "H"}`` or ``{"rule": "under_trump",
+    "card": "HJ"}`` (the engine's ``refusal`` with codes instead of numbers)."""
+    rule, which = refusal(hand, trick, trump, card)
+    if rule in ("follow", "follow_trump"):
+        return {"rule": rule, "suit": "DHSC"[which]}
+    return {"rule": rule, "card": CARD_CODES[which]}
 
 
 # -- the public table ------------------------------------------------------------------------------

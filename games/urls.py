@@ -25,4 +25,6 @@ urlpatterns = [
     path("ratings/", views.leaderboard, name="leaderboard"),
     path("players/me/", views.my_profile, name="my_profile"),
     path("players/<int:competitor_id>/", views.profile, name="profile"),
+    path("settings/", views.user_settings, name="settings"),
+    path("settings/deck/", views.set_deck, name="set_deck"),
 ]

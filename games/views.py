@@ -20,9 +20,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, history, profiles, records, rules_page, service, snapshot, stats
+from games import access, decks, history, profiles, records, rules_page, service, snapshot, stats
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
-from games.identity import become_guest, player_for_request
+from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, Player
 from games.replay import replay_data
 
@@ -66,7 +66,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 def rules(request: HttpRequest) -> HttpResponse:
     """How Schieber is played here: legal cards with pictures, scoring, fair mode and RPA."""
-    return render(request, "rules.html", {"player": player_for_request(request), **rules_page.rules_context()})
+    deck = deck_for_request(request)
+    return render(request, "rules.html", {"player": player_for_request(request), **rules_page.rules_context(deck)})
 
 
 def _default_clock() -> int:
@@ -83,6 +84,32 @@ def guest(request: HttpRequest) -> HttpResponse:
     except ValueError as exc:
         messages.error(request, str(exc).capitalize() + ".")
     return redirect(_next_or(request, "lobby"))
+
+
+# The cards each deck shows in the settings' preview: every kind of face once, all four suits.
+DECK_PREVIEW = ("DA", "HK", "SQ", "CJ", "H10", "S9", "C6")
+
+
+def user_settings(request: HttpRequest) -> HttpResponse:
+    """The visitor's settings: which cards they see (kept on their player, or in the session)."""
+    previews = [
+        {"deck": deck, "cards": [decks.card_html(code, deck, "card-rule") for code in DECK_PREVIEW]}
+        for deck in decks.DECKS.values()
+    ]
+    return render(request, "settings.html", {"player": player_for_request(request), "previews": previews})
+
+
+@require_POST
+def set_deck(request: HttpRequest) -> HttpResponse:
+    """Choose the French or the Swiss-German cards (the header's switch and the settings page post here)."""
+    try:
+        chosen = choose_deck(request, request.POST.get("deck", ""))
+    except ValueError as exc:
+        messages.error(request, str(exc).capitalize() + ".")
+    else:
+        if request.POST.get("confirm"):
+            messages.success(request, f"You now see {chosen.label} cards.")
+    return redirect(_next_or(request, "settings"))
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -1,10 +1,11 @@
 """Regenerate the screenshots in docs/screenshots/ from a live server, in a real Chromium.
 
-    .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--url http://127.0.0.1:8000]
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--url http://127.0.0.1:8000] [--deck swiss]
 
 Without ``--url`` it serves the project itself (daphne over a fresh SQLite database). For a
 laptop (1366x800) and a phone (375x667) it takes: the lobby, the table while you play, the
 summary at the end of a round of a Fair game, and the replay of that game after ten steps.
+``--deck swiss`` takes them with the Swiss-German cards, named ``table-phone-swiss.png`` and so on.
 Needs the dev requirements (Playwright) and Debian's Chromium at /usr/bin/chromium.
 """
 
@@ -44,15 +45,22 @@ def my_turn(page: Page) -> str | None:
     )
 
 
+SUFFIX = ""  # "-swiss" with --deck swiss
+
+
 def shoot(page: Page, out: Path, name: str) -> None:
+    name += SUFFIX
     page.screenshot(path=str(out / f"{name}.png"))
     print(f"  {out / name}.png")
 
 
-def tour(page: Page, out: Path, kind: str) -> None:
+def tour(page: Page, out: Path, kind: str, deck: str) -> None:
     page.goto("/")
     page.get_by_label("Nickname").first.fill("Vreni")
     page.get_by_role("button", name="Play as guest").click()
+    if deck != "french":
+        page.locator(f"[data-deck-option={deck}]").click()
+        expect(page.locator("html")).to_have_attribute("data-deck", deck)
     form = page.get_by_test_id("create-table")
     form.get_by_label("Name").fill(f"Jass on the {kind}")
     form.get_by_label("Fair", exact=True).check()
@@ -114,7 +122,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--url", help="a running server (default: serve one over a fresh database)")
+    parser.add_argument("--deck", choices=("french", "swiss"), default="french", help="the cards to show")
     args = parser.parse_args()
+    global SUFFIX
+    SUFFIX = "" if args.deck == "french" else f"-{args.deck}"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.url:
@@ -132,7 +143,7 @@ def main() -> None:
             print(kind)
             context = browser.new_context(base_url=base, **options)
             context.set_default_timeout(30_000)
-            tour(context.new_page(), out, kind)
+            tour(context.new_page(), out, kind, args.deck)
             context.close()
         browser.close()
 

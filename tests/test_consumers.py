@@ -52,6 +52,10 @@ def assert_only_public_cards_and_own_hand(frame: dict, truth: GameState, seat: i
             assert seat is not None and code in own, f"{where}: {code} is not the viewer's"
         elif "previous_trick" in path:
             assert code in latest_trick, f"{where}: {code} was not in the latest completed trick"
+        elif path[2] == "why_not":
+            # A refused card's reason may name the trick's highest trump (no under-trumping): a card on the table.
+            on_table = {CARD_CODES[c] for c in current.trick}
+            assert path[3] in own and path[4] == "card" and code in on_table, f"{where}: {code} is not in the trick"
         else:
             assert path[2] in ("trick", "last_trick", "legal"), f"{where}: a card where none belongs"
             assert code in (own if path[2] == "legal" else played_now), f"{where}: {code} was not played"

@@ -7,7 +7,8 @@ import re
 import pytest
 from django.test import Client
 
-from games.rules_page import LEGAL_EXAMPLES, card_html, points_rows
+from games.decks import DECKS, FRENCH, card_html
+from games.rules_page import LEGAL_EXAMPLES, points_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,7 @@ EXPECTED_LEGAL = {
     "Follow suit, or trump": {"HA", "H7", "D6"},
     "Cannot follow: play anything": {"HQ", "C7", "S6", "HJ"},
     "No under-trumping": {"HQ", "SA"},
-    "The Jack of trumps (Puur) need not follow": {"CJ", "HA", "D9", "S6"},
+    "The {rank_J} of trumps (Puur) need not follow": {"CJ", "HA", "D9", "S6"},
     "Only trumps left": {"H6", "H7", "HA"},
     "Obe-Abe and Une-Ufe: follow suit": {"S6", "SQ"},
 }
@@ -41,17 +42,18 @@ def test_the_rules_page_explains_scoring_fair_mode_and_rpa():
 
 
 def test_points_table_adds_up_to_152_per_suit_set():
-    rows = points_rows()
+    rows = points_rows(DECKS[FRENCH])
     as_trump, plain = sum(r[1][0] for r in rows), sum(r[1][1] for r in rows)
     assert as_trump + 3 * plain == 152
     assert sum(r[1][2] for r in rows) * 4 == 152 and sum(r[1][3] for r in rows) * 4 == 152
 
 
 def test_a_card_is_drawn_with_the_markup_of_static_js_cards():
-    html = str(card_html("H10"))
+    french = DECKS[FRENCH]
+    html = str(card_html("H10", french))
     assert 'class="card suit-H ' in html and 'data-card="H10"' in html and 'aria-label="Ten of Hearts"' in html
     assert html.count('class="pip') == 10 and html.count("card-corner-") == 2
-    assert "court-letter" in str(card_html("SK")) and "pip-ace" in str(card_html("DA"))
+    assert "court-letter" in str(card_html("SK", french)) and "pip-ace" in str(card_html("DA", french))
 
 
 @pytest.mark.parametrize("path", ["/", "/games/", "/rules/", "/accounts/login/"])

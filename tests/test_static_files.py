@@ -23,7 +23,7 @@ from tests.server_helpers import ROOT, _server_env, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
 
-HASHED = re.compile(r"^/static/.+\.[0-9a-f]{12}\.(js|css)$")
+HASHED = re.compile(r"^/static/.+\.[0-9a-f]{12}\.(js|css|svg)$")
 A_YEAR = 365 * 24 * 3600
 
 

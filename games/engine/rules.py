@@ -179,7 +179,7 @@ def trick_points(cards: Sequence[int], trump: int, last: bool = False) -> int:
 
 def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
     """Explain in words why ``card`` may not be played (for error messages)."""
-    kind, which = _refusal(hand, trick, trump, card)
+    kind, which = refusal(hand, trick, trump, card)
     if kind == "absent":
         return f"{CARD_CODES[which]} is not in the hand"
     if kind == "follow":
@@ -189,9 +189,13 @@ def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int) 
     return f"may not under-trump {CARD_CODES[which]}"
 
 
-def _refusal(hand: int, trick: Sequence[int], trump: int, card: int) -> tuple[str, int]:
+def refusal(hand: int, trick: Sequence[int], trump: int, card: int) -> tuple[str, int]:
     """Which rule refuses ``card``: ("absent", card), ("follow", suit), ("follow_trump", suit) or
-    ("under_trump", the trick's highest trump)."""
+    ("under_trump", the trick's highest trump).
+
+    Only for a card that ``legal_mask`` refuses. The table words it in the viewer's deck from this
+    (games/decks.py, static/js/cards.js); ``why_not`` words it with the French suit symbols.
+    """
     if not hand >> card & 1:
         return "absent", card
     led = trick[0] // 9
@@ -216,7 +220,7 @@ def why_not(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
     The counterpart of ``legal_mask`` for people: "You must follow ♥", "No under-trumping: the ♠9
     in the trick is higher". Only for a card that ``legal_mask`` refuses.
     """
-    kind, which = _refusal(hand, trick, trump, card)
+    kind, which = refusal(hand, trick, trump, card)
     if kind == "absent":
         return f"You do not hold {card_label(which)}"
     if kind == "follow":

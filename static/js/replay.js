@@ -1,7 +1,7 @@
 // The replay viewer: steps through a finished game card by card, all four hands open.
 // The server sends the whole game once (games/replay.py); a position is (round, card) and lives in the URL.
 
-import { cardElement, cardName, sortHand, SUITS, TRUMPS, trumpLabel } from "./cards.js";
+import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
 import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 
 const data = jsonFromScript("replay-data");
@@ -124,7 +124,7 @@ function seatTags(rnd, seat) {
   if (rnd.dealer === seat) tags.push(h("span", { class: "rp-tag", title: "Dealer" }, "Dealer"));
   if (rnd.forehand === seat) tags.push(h("span", { class: "rp-tag", title: "Forehand: declares or pushes, leads first" }, rnd.pushed ? "Pushed" : "Forehand"));
   if (rnd.declarer === seat) {
-    tags.push(h("span", { class: "rp-tag rp-tag-trump", title: `Chose ${TRUMPS[rnd.trump].name}` }, "Trump: ", TRUMPS[rnd.trump].symbol));
+    tags.push(h("span", { class: "rp-tag rp-tag-trump", title: `Chose ${TRUMPS[rnd.trump].name}` }, "Trump: ", trumpMark(rnd.trump)));
   }
   return tags;
 }
@@ -257,8 +257,7 @@ function renderSide(rnd) {
 }
 
 function cardCode(code) {
-  const suit = code[0];
-  return h("span", { class: `rp-code suit-${suit}`, title: cardName(code) }, SUITS[suit].symbol, code.slice(1));
+  return cardTag(code, "rp-code");
 }
 
 function renderPair(rnd) {
@@ -268,7 +267,7 @@ function renderPair(rnd) {
   }
   const p = rnd.pair;
   const suits = Object.entries(p.suits).filter(([a, b]) => a !== b)
-    .map(([a, b]) => h("span", { class: "rp-perm" }, h("span", { class: `suit-${a}` }, SUITS[a].symbol), "→", h("span", { class: `suit-${b}` }, SUITS[b].symbol)));
+    .map(([a, b]) => h("span", { class: "rp-perm" }, suitTag(a), "→", suitTag(b)));
   ui.pair.hidden = false;
   ui.pair.replaceChildren(
     h("span", { class: "pair-label", "data-testid": "pair-label" },
@@ -312,7 +311,7 @@ function render() {
 }
 
 function roundOption(rnd, index) {
-  const trump = rnd.trump >= 0 ? `${TRUMPS[rnd.trump].symbol} ${TRUMPS[rnd.trump].name}` : "no trump";
+  const trump = rnd.trump >= 0 ? trumpText(rnd.trump) : "no trump";
   const pair = rnd.pair ? ` · pair ${rnd.pair.number}${rnd.pair.original ? "" : " (twin)"}` : "";
   return h("option", { value: String(index) }, `Round ${rnd.round} · ${trump} · ${rnd.points[0]} : ${rnd.points[1]}${pair}`);
 }

@@ -1,7 +1,7 @@
 // The table page: renders the view the server sends (initially via json_script, then over the socket)
 // and turns clicks into the websocket messages of games/consumers.py.
 
-import { cardBack, cardElement, cardName, sortHand, trumpLabel, TRUMPS } from "./cards.js";
+import { cardBack, cardElement, cardName, reasonText, sortHand, suitTag, trumpLabel, trumpMark, TRUMPS } from "./cards.js";
 import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
 import { InviteDialog } from "./invite.js";
@@ -234,7 +234,7 @@ function playCard(code) {
     return;
   }
   if (!(g.legal || []).includes(code)) {
-    toast(`${(g.why_not || {})[code] || "You may not play this card now"}.`);
+    toast(`${reasonText((g.why_not || {})[code])}.`);
     return;
   }
   move({ type: "play_card", card: code }, code);
@@ -403,14 +403,14 @@ function summaryHeadline(g, r) {
     + (r.match ? " · Match!" : "");
 }
 
-/** "Round 3 deals round 2's hands again, suits swapped ♦→♠ ♠→♦: the other team holds them now." */
+/** "Round 3 deals round 2's hands again, suits swapped ♦→♠ ♠→♦: the other team holds them now." (suits in the deck's symbols) */
 function repeatText(r) {
-  const symbols = ["♦", "♥", "♠", "♣"];
-  const swaps = (r.permutation || []).map((to, from) => (to === from ? null : `${symbols[from]}→${symbols[to]}`))
-    .filter(Boolean);
-  return `Round ${r.round} deals round ${r.repeats}'s hands again`
-    + (swaps.length ? `, suits swapped ${swaps.join(" ")}` : "")
-    + ": the other team holds them now.";
+  const suits = "DHSC";
+  const swaps = (r.permutation || []).map((to, from) => (to === from ? null
+    : h("span", { class: "suit-swap" }, " ", suitTag(suits[from]), "→", suitTag(suits[to])))).filter(Boolean);
+  return [`Round ${r.round} deals round ${r.repeats}'s hands again`,
+    swaps.length ? [", suits swapped", swaps] : null,
+    ": the other team holds them now."];
 }
 
 /** A fair pair's result from the viewer's side: "you +23" (or "North & South +23" for spectators). */
@@ -456,7 +456,7 @@ function renderSummary() {
   if (next && next.repeats) lines.push(h("p", { class: "summary-repeat", "data-testid": "repeat-note" }, repeatText(next)));
   ui.summary.replaceChildren(h("div", { class: "summary-card", role: "dialog", "aria-labelledby": "summary-title" },
     h("h2", { id: "summary-title", "data-testid": "summary-title" }, `Round ${r.round}`,
-      trump ? h("span", { class: `summary-trump suit-${trump.suit || ""}` }, ` · ${trump.symbol} ${trump.name}`) : null,
+      trump ? h("span", { class: `summary-trump suit-${trump.suit || ""}` }, " · ", trumpMark(r.trump), ` ${trump.name}`) : null,
       factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null),
     r.match ? h("p", { class: "summary-match", "data-testid": "summary-match" }, `Match! ${teamLabel(r.points[0] > r.points[1] ? 0 : 1)} took every trick.`) : null,
     h("div", { class: "summary-teams" }, teams),
@@ -827,7 +827,7 @@ function trumpButton(trump) {
     title: t.hint || null,
     onclick: () => chooseTrump(trump),
   },
-  h("span", { class: "trump-button-symbol", "aria-hidden": "true" }, t.symbol),
+  h("span", { class: "trump-button-symbol", "aria-hidden": "true" }, trumpMark(trump)),
   h("span", { class: "trump-button-name" }, t.name),
   factor > 1 ? h("span", { class: "trump-button-factor" }, `×${factor}`) : null);
 }
@@ -905,8 +905,8 @@ function renderHand() {
         "data-legal": String(isLegal),
         "data-key": `hand-${code}`,
         "aria-disabled": String(!isLegal),
-        "aria-label": `${cardName(code)}${isLegal ? ", playable" : myTurn && g.why_not && g.why_not[code] ? `: ${g.why_not[code]}` : ""}`,
-        title: myTurn && !isLegal && g.why_not ? g.why_not[code] || null : null,
+        "aria-label": `${cardName(code)}${isLegal ? ", playable" : myTurn && g.why_not && g.why_not[code] ? `: ${reasonText(g.why_not[code])}` : ""}`,
+        title: myTurn && !isLegal && g.why_not && g.why_not[code] ? reasonText(g.why_not[code]) : null,
         onclick: () => playCard(code),
       },
     }));
@@ -1045,7 +1045,8 @@ function renderInfo() {
   if (signature === infoSignature && ui.info.children.length) return; // keeps a timeout being typed
   infoSignature = signature;
   const items = [h("h2", { class: "panel-title" }, "Table")];
-  const multipliers = t.multipliers ? "♦ ♥ ×1 · ♠ ♣ ×2 · Obe/Une ×3" : "off";
+  const multipliers = t.multipliers
+    ? h("span", {}, suitTag("D"), " ", suitTag("H"), " ×1 · ", suitTag("S"), " ", suitTag("C"), " ×2 · Obe/Une ×3") : "off";
   items.push(h("dl", { class: "facts" },
     h("dt", {}, "Mode"), h("dd", {}, t.mode === "fair" ? `Fair, ${t.round_count} rounds` : `Standard, to ${t.target} points`),
     h("dt", {}, "Multipliers"), h("dd", {}, multipliers),
