@@ -33,7 +33,7 @@ from games.service import ServiceError
 
 log = logging.getLogger(__name__)
 
-MAX_FRAME = 4096
+MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
 PROBES_PER_WINDOW = 10  # bot tests per connection per minute
 PROBE_WINDOW_S = 60.0
 
@@ -43,6 +43,15 @@ def _int_field(content: dict[str, Any], key: str) -> int:
     if type(value) is not int:
         raise ServiceError("bad_message", f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
     return value
+
+
+def _encodable(content: Any) -> bool:
+    """False when a parsed frame holds a lone surrogate (``"\\ud800"``), which no database or page can store."""
+    try:
+        json.dumps(content, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _text_field(content: dict[str, Any], key: str) -> str:
@@ -95,7 +104,6 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.version = -1
         self.public: snapshot.Public | None = None
-        self.ref: str | int | None = None
         self.probe: asyncio.Task[None] | None = None
         self.probe_times: list[float] = []
         self.noted = False  # this connection is noted for presence
@@ -134,23 +142,34 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     # -- incoming -------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Parse a frame ourselves so that no malformed frame can break the connection."""
+        """Parse a frame ourselves so that no malformed frame can break the connection.
+
+        A frame that is no JSON object cannot name its request: its error carries no ``id``.
+        (Under daphne a frame above ``MAX_FRAME`` bytes never gets here: ``jassweb.websocket``
+        closes the socket with 1009 first.)
+        """
         if text_data is None:
             await self.send_error("bad_frame", "send JSON text frames, not binary ones")
             return
-        if len(text_data) > MAX_FRAME:
-            await self.send_error("bad_frame", f"a message is at most {MAX_FRAME} characters")
+        if len(text_data) > MAX_FRAME // 4 and len(text_data.encode()) > MAX_FRAME:
+            await self.send_error("bad_frame", f"a message is at most {MAX_FRAME} bytes")
             return
         try:
             content = json.loads(text_data)
+        except RecursionError:
+            await self.send_error("bad_json", "not JSON we read: nested too deeply")
+            return
         except ValueError as exc:
             await self.send_error("bad_json", f"not JSON: {exc}")
+            return
+        if "\\u" in text_data and not _encodable(content):
+            await self.send_error("bad_json", "not JSON we read: it escapes a lone surrogate, which is no character")
             return
         await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         ref = content.get("id") if isinstance(content, dict) else None
-        self.ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) else None
+        ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) else None
         try:
             if not isinstance(content, dict) or not isinstance(content.get("type"), str):
                 raise ServiceError("bad_message", "a message is a JSON object with a string 'type'")
@@ -160,16 +179,16 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
                 raise ServiceError("unknown_type", f"unknown message type {content['type']!r:.40}; known: {known}")
             await handler(self, content)
         except ServiceError as exc:
-            await self.send_error(exc.code, exc.message)
+            await self.send_error(exc.code, exc.message, ref)
         except Exception:
-            log.exception("table %s: message %r failed", self.table_id, content)
-            await self.send_error("server_error", "something went wrong on our side; nothing was changed")
+            log.exception("table %s: message %.200r failed", self.table_id, content)
+            await self.send_error("server_error", "something went wrong on our side; nothing was changed", ref)
 
-    async def send_error(self, code: str, message: str) -> None:
-        """The one refusal reply; it echoes the request's ``id``, if it had one."""
-        reply = {"type": "error", "code": code, "message": message}
-        if getattr(self, "ref", None) is not None:
-            reply["id"] = self.ref
+    async def send_error(self, code: str, message: str, ref: str | int | None = None) -> None:
+        """The one refusal reply; it echoes the request's ``id`` (``ref``), if it had one."""
+        reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if ref is not None:
+            reply["id"] = ref
         await self.send_json(reply)
 
     def _actor(self) -> service.Actor:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -26,7 +25,7 @@ from games.identity import become_guest, player_for_request
 from games.models import ROUND_PAUSES, Game, Player
 from games.replay import replay_data
 
-MAX_UPLOAD = 2 * 1024 * 1024  # bytes of a record file
+MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
 
 
 def _next_or(request: HttpRequest, default: str) -> str:
@@ -272,13 +271,22 @@ def recent_games(request: HttpRequest) -> HttpResponse:
 
 
 def import_game(request: HttpRequest) -> HttpResponse:
-    """Upload a game record (ours, or jass-kit round logs) and open its replay."""
+    """Upload a game record (ours, or jass-kit round logs) and open its replay.
+
+    Importing needs a nickname or an account: an imported game belongs to its
+    importer. It is private unless they tick *Public*: a private import is seen by
+    its importer only (``access.may_see``: 404 for everyone else, even with its
+    link), a public one by everyone and in the public games list.
+    """
     player = player_for_request(request)
-    error = None
+    error, status = None, 200
     if request.method == "POST":
         upload = request.FILES.get("record")
         text = request.POST.get("text", "")
         try:
+            if player is None:
+                status = 403
+                raise records.RecordError("Choose a nickname (or log in) first: an imported game is kept as yours.")
             if upload is not None:
                 if upload.size > MAX_UPLOAD:
                     raise records.RecordError(f"the file has {upload.size} bytes; at most {MAX_UPLOAD} are accepted")
@@ -287,19 +295,16 @@ def import_game(request: HttpRequest) -> HttpResponse:
                 raw = text.encode()
             else:
                 raise records.RecordError("choose a record file or paste a record")
-            try:
-                data = json.loads(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise records.RecordError(f"the record is not valid JSON: {exc}") from None
+            data = records.parse_record(raw)
             game = records.import_record(
                 data,
                 importer=player,
-                private=request.POST.get("private") == "on" and player is not None,
+                private=request.POST.get("public") != "on",
                 name=request.POST.get("name", "").strip()[:60],
             )
         except records.RecordError as exc:
-            error = str(exc)
+            error, status = str(exc), status if status != 200 else 400
         else:
             messages.success(request, f"Imported game {game.pk}: {len(game.deals)} rounds, every card checked.")
             return redirect("replay", game_id=game.pk)
-    return render(request, "import.html", {"player": player, "error": error}, status=400 if error else 200)
+    return render(request, "import.html", {"player": player, "error": error}, status=status)
