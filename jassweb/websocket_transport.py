@@ -31,11 +31,9 @@ def limit_daphne_messages(max_bytes: int) -> bool:
     class LimitedWebSocketFactory(base):  # type: ignore[misc, valid-type]
         jassweb_max_bytes = max_bytes
 
-        def setProtocolOptions(self, *args: Any, **options: Any) -> None:  # noqa: N802 (autobahn's name)
+        def setProtocolOptions(self, *args: Any, **options: Any) -> None:
             super().setProtocolOptions(*args, **options)
-            super().setProtocolOptions(
-                maxMessagePayloadSize=max_bytes, maxFramePayloadSize=max_bytes, failByDrop=False
-            )
+            super().setProtocolOptions(maxMessagePayloadSize=max_bytes, maxFramePayloadSize=max_bytes, failByDrop=False)
 
     server.WebSocketFactory = LimitedWebSocketFactory
     return True
