@@ -25,7 +25,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from bots.remote import AUTO, DIALECTS, BotUrlError, ExchangeError, check_bot_url, guarded_address, probe_bot
 from bots.runner import runner
-from games import service, snapshot, states
+from games import access, service, snapshot, states
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.identity import player_for_scope
 from games.models import Game, Player, Table
@@ -392,9 +392,10 @@ _live: set[TableConsumer] = set()
 
 def _open(table_id: int, scope: dict[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
     """A new connection: the table (None if there is none to play at), who connects, noted as online."""
-    if not Table.objects.filter(pk=table_id, imported=False).exists():
-        return None
     player = player_for_scope(scope)
+    table = access.enterable_table(table_id, player, scope.get("session"))
+    if table is None or table.imported:  # a private table is refused like a missing one
+        return None
     if player is not None:
         service.connect(table_id, player.pk, channel_name)
     public = snapshot.load_public(table_id)

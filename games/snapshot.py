@@ -24,7 +24,7 @@ from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 
 from bots.registry import BUILTIN_BOTS, bot_choices
-from games import states
+from games import access, states
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -395,7 +395,8 @@ def render(public: Public, viewer_id: int | None, viewer_name: str | None, state
     me = you(public, viewer_id, viewer_name)
     game_text, hidden = public.game_json, ""
     if public.game_meta is not None:
-        if public.meta["private"] and me["game_seat"] is None and not me["can_manage"]:
+        meta = public.meta
+        if not access.shows_game(meta["private"], meta["creator"], public.game_meta["players"], viewer_id):
             game_text, hidden = "null", f',"hidden_game":{_dumps(public.game_meta["status"])}'
         elif me["game_seat"] is not None and state is not None:
             game_text = game_text[:-1] + private_part(state, me["game_seat"]) + "}"

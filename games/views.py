@@ -22,7 +22,7 @@ from bots.registry import bot_choices
 from games import access, history, records, rules_page, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
-from games.models import ROUND_PAUSES, Game, Player
+from games.models import ROUND_PAUSES, Game, Player, Table
 from games.replay import replay_data
 
 MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
@@ -133,10 +133,19 @@ def create_table(request: HttpRequest) -> HttpResponse:
     return redirect("table", table_id=table.pk)
 
 
+def _enterable_table(request: HttpRequest, table_id: int, player: Player | None) -> Table:
+    """The table if the visitor may enter it (``access.may_enter``); a 404 otherwise, as for no table at all."""
+    table = access.enterable_table(table_id, player, request.session)
+    if table is None:
+        raise Http404("no such table")
+    return table
+
+
 @require_POST
 def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
     """The lobby's seat buttons without JavaScript: sit, add a bot, or leave."""
     player = player_for_request(request)
+    _enterable_table(request, table_id, player)
     position = _int(request.POST.get("seat"), -1)
     try:
         if player is None:
@@ -159,12 +168,16 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
 def table(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table: seats, the game in progress, your hand. Live over a websocket."""
     player = player_for_request(request)
-    imported = Game.objects.filter(table_id=table_id, table__imported=True).order_by("-pk").first()
-    if imported is not None:  # an imported record's table plays no games: show the game itself
+    table = _enterable_table(request, table_id, player)
+    if table.imported:  # an imported record's table plays no games: show the game itself
+        imported = Game.objects.filter(table=table).order_by("-pk").first()
+        if imported is None:
+            raise Http404("no such table")
         return redirect("replay", game_id=imported.pk)
     view = snapshot.table_view(table_id, player)
     if view is None:
         raise Http404("no such table")
+    creator = player is not None and table.created_by_id == player.pk
     return render(
         request,
         "table.html",
@@ -174,8 +187,18 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
             "player": player,
             "socket_path": f"/ws/tables/{table_id}/",
             "trump_names": TRUMP_NAMES,
+            # Only the creator hands out a private table's invitation link.
+            "invite_url": request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None,
         },
     )
+
+
+def invitation(request: HttpRequest, table_id: int, token: str) -> HttpResponse:
+    """A private table's invitation link: the session may enter the table from now on (else a 404)."""
+    table = get_object_or_404(Table, pk=table_id, imported=False)
+    if not access.accept_invitation(request.session, table, token):
+        raise Http404("no such table")
+    return redirect("table", table_id=table.pk)
 
 
 def _visible_game(request: HttpRequest, game_id: int) -> tuple[Game, Player | None]:

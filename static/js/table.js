@@ -1197,4 +1197,18 @@ ui.hand.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
+// A private table's invitation link (its creator's panel): copy it with one click.
+for (const button of app.querySelectorAll("[data-copy-from]")) {
+  button.addEventListener("click", async () => {
+    const field = document.getElementById(button.dataset.copyFrom);
+    field.select();
+    try {
+      await navigator.clipboard.writeText(field.value);
+      toast("Invitation link copied.");
+    } catch {
+      toast("Copy the selected link (Ctrl+C): the browser did not allow copying here.");
+    }
+  });
+}
+
 render();
