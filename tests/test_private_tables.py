@@ -62,7 +62,7 @@ def test_a_stranger_gets_404_for_a_private_tables_page_and_seats_and_no_list_sho
 @pytest.mark.asyncio
 @pytest.mark.usefixtures("redis_layer")
 async def test_a_strangers_websocket_is_refused_and_join_is_impossible_without_the_link(stop_runner):
-    nora_client, nora = await sync_to_async(guest)("Nora")
+    _nora_client, nora = await sync_to_async(guest)("Nora")
     table = await sync_to_async(private_table_of)(nora)
     emil_client, emil = await sync_to_async(guest)("Emil")
     for client in (emil_client, HttpClient()):
@@ -138,12 +138,12 @@ def test_a_stranger_who_sits_down_after_a_game_does_not_see_that_game():
 @pytest.mark.asyncio
 @pytest.mark.usefixtures("redis_layer")
 async def test_the_live_view_hides_the_previous_game_from_a_newcomer(stop_runner):
-    nora_client, nora = await sync_to_async(guest)("Nora")
+    _nora_client, nora = await sync_to_async(guest)("Nora")
     table = await sync_to_async(make_table)(nora, ["random", "random", nora, "random"], private=True)
     await sync_to_async(start)(table, nora)
     await sync_to_async(service.abandon_game)(table.pk, service.SYSTEM, "test: over")
     await sync_to_async(service.clear_seat)(table.pk, 0, actor(nora))
-    emil_client, emil = await sync_to_async(guest)("Emil")
+    emil_client, _emil = await sync_to_async(guest)("Emil")
     await sync_to_async(emil_client.get)(f"/tables/{table.pk}/invite/{table.invite_token}/")
     connected, _, socket = await open_socket(emil_client, table.pk)
     assert connected
@@ -156,7 +156,7 @@ async def test_the_live_view_hides_the_previous_game_from_a_newcomer(stop_runner
 
 
 def test_a_private_tables_invitation_is_kept_in_the_session_only():
-    nora_client, nora = guest("Nora")
+    _nora_client, nora = guest("Nora")
     table = private_table_of(nora)
     emil_client, emil = guest("Emil")
     emil_client.get(f"/tables/{table.pk}/invite/{table.invite_token}/")
