@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from dataclasses import asdict
 from typing import Any
 
@@ -25,7 +24,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from bots.remote import AUTO, DIALECTS, BotUrlError, ExchangeError, check_bot_url, guarded_address, probe_bot
 from bots.runner import runner
-from games import access, service, snapshot, states
+from games import access, limits, service, snapshot, states
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.identity import player_for_scope
 from games.models import Game, Player, Table
@@ -34,8 +33,6 @@ from games.service import ServiceError
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
-PROBES_PER_WINDOW = 10  # bot tests per connection per minute
-PROBE_WINDOW_S = 60.0
 
 
 def _int_field(content: dict[str, Any], key: str) -> int:
@@ -105,7 +102,6 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.version = -1
         self.public: snapshot.Public | None = None
         self.probe: asyncio.Task[None] | None = None
-        self.probe_times: list[float] = []
         self.noted = False  # this connection is noted for presence
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
@@ -148,6 +144,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         (Under daphne a frame above ``MAX_FRAME`` bytes never gets here: ``jassweb.websocket``
         closes the socket with 1009 first.)
         """
+        try:  # every frame counts, over all of a person's connections (a reconnect starts no new budget)
+            await asyncio.to_thread(self._count_message)
+        except limits.Limited as exc:
+            await self.send_error(exc.code, exc.message)
+            return
         if text_data is None:
             await self.send_error("bad_frame", "send JSON text frames, not binary ones")
             return
@@ -166,6 +167,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             await self.send_error("bad_json", "not JSON we read: it escapes a lone surrogate, which is no character")
             return
         await self.receive_json(content)
+
+    def _count_message(self) -> None:
+        """Count a frame against the person's budget (an anonymous visitor's: their address's)."""
+        if self.player_id is not None:
+            limits.hit("message", person=self.player_id)
+        else:
+            limits.hit("message", address=limits.scope_address(self.scope))
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         ref = content.get("id") if isinstance(content, dict) else None
@@ -216,6 +224,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         if not isinstance(name, str) or not isinstance(dialect, str):
             raise ServiceError("bad_message", "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
+        await self._count_bot_call()
         await _guard(url)
         await database_sync_to_async(service.set_remote_bot)(
             self.table_id, _int_field(content, "seat"), url, name, dialect, actor
@@ -224,8 +233,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def on_test_bot(self, content: dict[str, Any]) -> None:
         """Send a bot a real trump request and report its answer, dialect and latency (seats nothing).
 
-        Only those who may seat bots may test them, one test at a time and a few a minute per
-        connection; the test runs beside the connection, which keeps receiving the table's states.
+        Only those who may seat bots may test them, one test at a time and within the limits on
+        outbound calls; the test runs beside the connection, which keeps receiving the table's states.
         """
         url, dialect = _text_field(content, "url"), content.get("dialect", AUTO)
         if dialect not in DIALECTS:
@@ -237,14 +246,17 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             raise ServiceError("not_allowed", "only the table's creator or a seated player can test bots")
         if self.probe is not None and not self.probe.done():
             raise ServiceError("busy", "a bot test is still running; wait for its answer")
-        now = time.monotonic()
-        self.probe_times = [t for t in self.probe_times if now - t < PROBE_WINDOW_S]
-        if len(self.probe_times) >= PROBES_PER_WINDOW:
-            raise ServiceError("busy", f"at most {PROBES_PER_WINDOW} bot tests a minute; try again shortly")
+        await self._count_bot_call()
         await _guard(url)
-        self.probe_times.append(now)
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
         self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
+
+    async def _count_bot_call(self) -> None:
+        """A bot test or invitation makes this server call out: limited per person and for the whole server."""
+        try:
+            await asyncio.to_thread(limits.hit, "bot_call", person=self.player_id, server="all")
+        except limits.Limited as exc:
+            raise ServiceError(exc.code, exc.message) from None
 
     async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
         try:

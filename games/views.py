@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, history, records, rules_page, service, snapshot
+from games import access, history, limits, records, rules_page, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
 from games.models import ROUND_PAUSES, Game, Player, Table
@@ -78,7 +78,11 @@ def _default_clock() -> int:
 def guest(request: HttpRequest) -> HttpResponse:
     """Become (or rename) a guest with a nickname kept in the session."""
     try:
+        if player_for_request(request) is None:  # a new guest (a rename creates nobody)
+            limits.hit("guest", address=limits.request_address(request))
         become_guest(request, request.POST.get("nickname", ""))
+    except limits.Limited as exc:
+        messages.error(request, exc.message)
     except ValueError as exc:
         messages.error(request, str(exc).capitalize() + ".")
     return redirect(_next_or(request, "lobby"))
@@ -87,19 +91,39 @@ def guest(request: HttpRequest) -> HttpResponse:
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account; a guest's games, seats and imported records come along (``identity.claim_guest``)."""
     form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        with transaction.atomic():  # no account without the guest's games
-            user = form.save()
-            login(request, user)  # user_logged_in: the session's guest becomes the account's
-        return redirect(_next_or(request, "lobby"))
-    return render(request, "registration/signup.html", {"form": form, "player": player_for_request(request)})
+    status = 200
+    if request.method == "POST":
+        try:
+            limits.hit("signup", address=limits.request_address(request))
+        except limits.Limited as exc:
+            form.add_error(None, exc.message)  # the form is not saved: no account
+            status = 429
+        if status == 200 and form.is_valid():
+            with transaction.atomic():  # no account without the guest's games
+                user = form.save()
+                login(request, user)  # user_logged_in: the session's guest becomes the account's
+            return redirect(_next_or(request, "lobby"))
+    context = {"form": form, "player": player_for_request(request)}
+    return render(request, "registration/signup.html", context, status=status)
 
 
 class LoginView(auth_views.LoginView):
-    """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``)."""
+    """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``).
+
+    Attempts are limited per address and per user name, whether they succeed or not.
+    """
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(player=player_for_request(self.request), **kwargs)
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        username = str(request.POST.get("username", "")).strip().lower()[:150]
+        try:
+            limits.hit("login", address=limits.request_address(request), account=username or None)
+        except limits.Limited as exc:  # no password is tried: the form is shown again, unchecked
+            form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
+            return self.render_to_response(self.get_context_data(form=form, limit_error=exc.message), status=429)
+        return super().post(request, *args, **kwargs)
 
 
 @require_POST
@@ -110,6 +134,11 @@ def create_table(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose a nickname or sign in to open a table.")
         return redirect("lobby")
     mode = request.POST.get("mode", STANDARD)
+    try:
+        limits.hit("table", person=player.pk, address=limits.request_address(request))
+    except limits.Limited as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
     try:
         table = service.create_table(
             player,
@@ -310,6 +339,11 @@ def import_game(request: HttpRequest) -> HttpResponse:
             if player is None:
                 status = 403
                 raise records.RecordError("Choose a nickname (or log in) first: an imported game is kept as yours.")
+            try:
+                limits.hit("import", person=player.pk, address=limits.request_address(request))
+            except limits.Limited as exc:
+                status = 429
+                raise records.RecordError(exc.message) from None
             if upload is not None:
                 if upload.size > MAX_UPLOAD:
                     raise records.RecordError(f"the file has {upload.size} bytes; at most {MAX_UPLOAD} are accepted")
