@@ -277,7 +277,16 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await database_sync_to_async(service.start_game)(self.table_id, self._actor())
 
     async def on_abandon(self, content: dict[str, Any]) -> None:
+        """Abandon the game, or ask the other people in it to agree (``service.abandon_game``)."""
         await database_sync_to_async(service.abandon_game)(self.table_id, self._actor())
+
+    async def on_abandon_vote(self, content: dict[str, Any]) -> None:
+        """Answer a request to abandon the game: ``{"type": "abandon_vote", "agree": true}``."""
+        agree = content.get("agree")
+        if type(agree) is not bool:
+            raise ServiceError("bad_message", "'abandon_vote' needs 'agree': true or false")
+        self._actor()
+        await database_sync_to_async(service.answer_abandon)(self.table_id, self.player, agree)
 
     async def _move(self, content: dict[str, Any], action: Action) -> None:
         """A person's move, for the seat this connection's view says they play (the service checks it)."""
@@ -339,6 +348,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         "set_bot_timeout": on_set_bot_timeout,
         "start": on_start,
         "abandon": on_abandon,
+        "abandon_vote": on_abandon_vote,
         "choose_trump": on_choose_trump,
         "play_card": on_play_card,
         "resync": on_resync,

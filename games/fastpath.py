@@ -32,6 +32,7 @@ _GAME_COLUMNS = (
     "turn_clock_s",
     "standin_bot",
     "abandon_reason",
+    "abandon_vote",  # a request to abandon the game stays in view while people play on
     "driver",
     "turn_started_at",
     "created_at",

@@ -138,10 +138,27 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
         },
         "standin_bot": game.standin_bot,
         "abandon_reason": game.abandon_reason or None,
+        "abandon_vote": _abandon_vote(game, seats) if running else None,
     }
     if game.mode == FAIR:
         view["pairs"] = fair_pairs(state)
     return view
+
+
+def _abandon_vote(game: Game, seats: list[GameSeat]) -> dict[str, Any] | None:
+    """A person's request to abandon the game, by seats: who asked, who answers, who agreed or refused."""
+    vote = game.abandon_vote
+    if not vote or vote["until"] <= time.time() * 1000:
+        return None
+    seat_of = {s.player_id: s.position for s in seats if s.player_id}
+    return {
+        "by": seat_of.get(vote["by"]),
+        "by_name": vote["by_name"],
+        "voters": sorted(seat_of[p] for p in vote["voters"] if p in seat_of),
+        "agreed": sorted(seat_of[p] for p in vote["agreed"] if p in seat_of),
+        "refused_by": seat_of.get(vote["refused_by"]),
+        "until": vote["until"],
+    }
 
 
 def fair_pairs(state: GameState) -> list[dict[str, Any]]:

@@ -258,3 +258,6 @@ JASSWEB_LIMITS = {
     name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)
     for name, default in _LIMIT_DEFAULTS.items()
 }
+
+# Seconds a person's request to abandon a game with other people in it waits for their agreement.
+JASSWEB_ABANDON_VOTE_SECONDS = int(os.environ.get("JASSWEB_ABANDON_VOTE_SECONDS", "60"))
