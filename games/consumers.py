@@ -33,6 +33,7 @@ from games.service import ServiceError
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
+MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
 def _int_field(content: dict[str, Any], key: str) -> int:
@@ -40,6 +41,23 @@ def _int_field(content: dict[str, Any], key: str) -> int:
     if type(value) is not int:
         raise ServiceError("bad_message", f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
     return value
+
+
+def _is_ref(value: Any) -> bool:
+    """Whether a request's ``id`` is one a reply may echo: a string or an integer."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _nested_deeper_than(content: Any, limit: int) -> bool:
+    """True when lists and objects in a parsed frame nest more than ``limit`` levels (checked without recursion)."""
+    level = [(content, 1)]
+    while level:
+        value, depth = level.pop()
+        if isinstance(value, (list, dict)):
+            if depth > limit:
+                return True
+            level.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 def _encodable(content: Any) -> bool:
@@ -113,6 +131,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         self.player, self.public = opened
+        self.address = limits.scope_address(self.scope)
         self.player_id = self.player.pk if self.player else None
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
@@ -144,10 +163,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         (Under daphne a frame above ``MAX_FRAME`` bytes never gets here: ``jassweb.websocket``
         closes the socket with 1009 first.)
         """
-        try:  # every frame counts, over all of a person's connections (a reconnect starts no new budget)
-            await asyncio.to_thread(self._count_message)
-        except limits.Limited as exc:
-            await self.send_error(exc.code, exc.message)
+        # Every frame counts, over all of a person's connections (a reconnect starts no new budget).
+        scope, who = ("person", self.player_id) if self.player_id is not None else ("address", self.address)
+        refused, flush = _messages.spend(scope, who)
+        if flush is not None:
+            await asyncio.to_thread(_messages.flush, *flush, scope, who)
+        if refused is not None:
+            await self.send_error(refused.code, refused.message)
             return
         if text_data is None:
             await self.send_error("bad_frame", "send JSON text frames, not binary ones")
@@ -163,21 +185,17 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         except ValueError as exc:
             await self.send_error("bad_json", f"not JSON: {exc}")
             return
+        if _nested_deeper_than(content, MAX_DEPTH):  # no message needs it; repr and json.dumps would recurse
+            await self.send_error("bad_json", f"not JSON we read: nested too deeply (at most {MAX_DEPTH} levels)")
+            return
         if "\\u" in text_data and not _encodable(content):
             await self.send_error("bad_json", "not JSON we read: it escapes a lone surrogate, which is no character")
             return
         await self.receive_json(content)
 
-    def _count_message(self) -> None:
-        """Count a frame against the person's budget (an anonymous visitor's: their address's)."""
-        if self.player_id is not None:
-            limits.hit("message", person=self.player_id)
-        else:
-            limits.hit("message", address=limits.scope_address(self.scope))
-
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         ref = content.get("id") if isinstance(content, dict) else None
-        ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) else None
+        ref = ref if _is_ref(ref) else None
         try:
             if not isinstance(content, dict) or not isinstance(content.get("type"), str):
                 raise ServiceError("bad_message", "a message is a JSON object with a string 'type'")
@@ -189,7 +207,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         except ServiceError as exc:
             await self.send_error(exc.code, exc.message, ref)
         except Exception:
-            log.exception("table %s: message %.200r failed", self.table_id, content)
+            log.exception(
+                "table %s: message of type %.40r failed",
+                self.table_id,
+                content.get("type") if isinstance(content, dict) else None,
+            )
             await self.send_error("server_error", "something went wrong on our side; nothing was changed", ref)
 
     async def send_error(self, code: str, message: str, ref: str | int | None = None) -> None:
@@ -336,7 +358,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await self.resync()
 
     async def on_ping(self, content: dict[str, Any]) -> None:
-        await self.send_json({"type": "pong", "id": content.get("id")})
+        ref = content.get("id")
+        await self.send_json({"type": "pong", "id": ref if _is_ref(ref) else None})
 
     HANDLERS = {
         "join": on_join,
@@ -410,6 +433,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
 
 _live: set[TableConsumer] = set()
+_messages = limits.HotBudget("message")  # this process's part of every person's message budget
 
 
 def _open(table_id: int, scope: dict[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:

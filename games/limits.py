@@ -141,6 +141,71 @@ def hit(name: str, **who: Any) -> None:
         counted.append(key)
 
 
+@dataclass
+class _Spent:
+    window: int
+    known: int = 0  # the shared count when this process last added its part
+    pending: int = 0  # counted here since then
+    synced_at: float = 0.0
+
+
+class HotBudget:
+    """A limit on a hot path (every websocket message), checked in memory and shared in batches.
+
+    A round trip to the cache for every message would cost more than handling
+    most messages does, so each process counts here and adds its count to the
+    shared one (``flush``) every tenth of the limit or every second. The shared
+    count only grows within a window, so a refusal is never wrong; another
+    process's messages are seen at the next flush, at most a tenth of the
+    limit per process late.
+    """
+
+    SYNC_SECONDS = 1.0
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._spent: dict[tuple[str, str], _Spent] = {}
+
+    def spend(self, scope: str, who: object) -> tuple[Limited | None, tuple[str, int] | None]:
+        """Count one use: (a ``Limited`` if it is past the limit, a (key, amount) to ``flush`` now or None)."""
+        rate = rate_of(self.name, scope)
+        if rate is None:
+            return None, None
+        now = time.time()
+        window = int(now // rate.seconds)
+        slot = (scope, str(who))
+        spent = self._spent.get(slot)
+        if spent is None or spent.window != window:
+            if len(self._spent) > 50_000:  # forget the people of past windows
+                self._spent = {k: v for k, v in self._spent.items() if v.window == window}
+            spent = self._spent[slot] = _Spent(window, synced_at=now)
+        spent.pending += 1
+        refused = None
+        if spent.known + spent.pending > rate.count:
+            refused = Limited(self.name, scope, rate, max(1, math.ceil((window + 1) * rate.seconds - now)))
+        due = spent.pending >= max(1, rate.count // 10) or now - spent.synced_at >= self.SYNC_SECONDS
+        if not due:
+            return refused, None
+        amount, spent.pending, spent.synced_at = spent.pending, 0, now
+        spent.known += amount  # until the shared count comes back
+        key = f"jassweb:limit:{self.name}:{scope}:{who}:{rate.count}/{rate.seconds}:{window}"
+        return refused, (key, amount)
+
+    def flush(self, key: str, amount: int, scope: str, who: object) -> None:
+        """Add this process's part to the shared count and learn everyone's (blocking: call it off the event loop)."""
+        rate = rate_of(self.name, scope)
+        if rate is None:
+            return
+        cache.add(key, 0, timeout=rate.seconds + 5)
+        try:
+            total = cache.incr(key, amount)
+        except ValueError:  # the window's key expired meanwhile
+            return
+        spent = self._spent.get((scope, str(who)))
+        if spent is not None and key.endswith(f":{spent.window}"):
+            spent.known = max(spent.known, total)
+
+
 def request_address(request: Any) -> str:
     """The limits' key for an HTTP request's address."""
     return address_key(request.META.get("REMOTE_ADDR"))

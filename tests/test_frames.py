@@ -36,13 +36,20 @@ async def _nora_at_a_table() -> Client:
 @pytest.mark.usefixtures("redis_layer")
 async def test_a_deeply_nested_frame_gets_one_bad_json_error_and_the_socket_stays_open(stop_runner, caplog):
     client = await _nora_at_a_table()
-    for frame in (NESTED, '{"type": "ping", "x": ' + "[" * 2000 + "]" * 2000 + "}"):
+    for frame in (
+        NESTED,
+        '{"type": "ping", "x": ' + "[" * 2000 + "]" * 2000 + "}",
+        '{"type": "ping", "id": ' + "[" * 900 + "]" * 900 + "}",  # json reads it; a reply could not write it
+        '{"type": "join", "seat": [[[[[[[[[0]]]]]]]]]}',
+    ):
         reply = await client.error(frame)
         assert reply == {"type": "error", "code": "bad_json", "message": reply["message"]}
         assert "nested too deeply" in reply["message"]
     assert await client.drain() == []  # one reply each, nothing more
     await client.send({"type": "ping", "id": 1})
     assert await client.frame_of("pong") == {"type": "pong", "id": 1}
+    await client.send({"type": "ping", "id": [1, 2]})  # an id that is no string or integer is not echoed
+    assert await client.frame_of("pong") == {"type": "pong", "id": None}
     assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
