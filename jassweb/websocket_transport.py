@@ -20,7 +20,12 @@ from typing import Any
 
 
 def limit_daphne_messages(max_bytes: int) -> bool:
-    """Make daphne's websocket factory refuse messages above ``max_bytes`` with a 1009 close; True if applied."""
+    """Make daphne refuse incoming websocket messages above ``max_bytes`` with a 1009 close; True if applied.
+
+    Only what clients send is limited: autobahn's message limit would apply to what
+    the server sends too (a table's state is larger), so the incoming message is
+    measured here, frame by frame, as autobahn measures it.
+    """
     server = sys.modules.get("daphne.server")
     if server is None:  # not served by daphne (in-process tests): the consumer's own check answers
         return False
@@ -28,12 +33,24 @@ def limit_daphne_messages(max_bytes: int) -> bool:
     if getattr(base, "jassweb_max_bytes", None) == max_bytes:
         return True
 
+    class LimitedWebSocketProtocol(base.protocol):  # type: ignore[misc, name-defined]
+        def onMessageFrameBegin(self, length: int) -> None:
+            super().onMessageFrameBegin(length)
+            if not self.failedByMe and self.message_data_total_length > max_bytes:
+                self.wasMaxMessagePayloadSizeExceeded = True
+                self._max_message_size_exceeded(
+                    self.message_data_total_length,
+                    max_bytes,
+                    f"a message to this server is at most {max_bytes} bytes, got {self.message_data_total_length}",
+                )
+
     class LimitedWebSocketFactory(base):  # type: ignore[misc, valid-type]
         jassweb_max_bytes = max_bytes
+        protocol = LimitedWebSocketProtocol
 
         def setProtocolOptions(self, *args: Any, **options: Any) -> None:
             super().setProtocolOptions(*args, **options)
-            super().setProtocolOptions(maxMessagePayloadSize=max_bytes, maxFramePayloadSize=max_bytes, failByDrop=False)
+            super().setProtocolOptions(maxFramePayloadSize=max_bytes, failByDrop=False)
 
     server.WebSocketFactory = LimitedWebSocketFactory
     return True

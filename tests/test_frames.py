@@ -19,7 +19,7 @@ from games.consumers import MAX_FRAME
 from games.models import Game
 from tests.server_helpers import running_server
 from tests.table_helpers import make_players, make_table
-from tests.ws_helpers import Client, create_live_table, guest_cookies
+from tests.ws_helpers import Client, LiveClient, close_all_clients, create_live_table, guest_cookies
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -119,3 +119,23 @@ def test_a_message_above_the_frame_limit_gets_a_clean_1009_close(tmp_path):
         assert code is None and json.loads(reply) == {"type": "pong", "id": 3}  # at the limit: served
         code, reply = asyncio.run(send(NESTED))
         assert json.loads(reply)["code"] == "bad_json"
+        # The limit is on what clients send: the server's own frames may be larger (a table's state).
+        watched = create_live_table(base, cookies, seat="", turn_clock="0", name="Faulty bots")
+        largest = asyncio.run(_largest_state(base, watched, cookies))
+        assert largest > MAX_FRAME
+
+
+async def _largest_state(base: str, table_id: int, cookies: dict[str, str]) -> int:
+    """Play a game of HSLU bots that never answer (a fault per move) until a state frame is above the limit."""
+    client = await LiveClient.open(base, table_id, cookies)
+    try:
+        for seat in range(3):
+            await client.send({"type": "add_remote_bot", "seat": seat, "url": "http://127.0.0.1:9/", "name": "Mute"})
+        await client.send({"type": "add_bot", "seat": 3, "bot": "random"})
+        await client.state(lambda v: all(s["kind"] != "empty" for s in v["seats"]))
+        await client.send({"type": "start"})
+        while max(map(len, client.raw)) <= MAX_FRAME:
+            await client.receive(timeout=20)
+        return max(map(len, client.raw))
+    finally:
+        await close_all_clients()
