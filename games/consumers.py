@@ -163,11 +163,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         (Under daphne a frame above ``MAX_FRAME`` bytes never gets here: ``jassweb.websocket``
         closes the socket with 1009 first.)
         """
-        # Every frame counts, over all of a person's connections (a reconnect starts no new budget).
-        scope, who = ("person", self.player_id) if self.player_id is not None else ("address", self.address)
-        refused, flush = _messages.spend(scope, who)
-        if flush is not None:
-            await asyncio.to_thread(_messages.flush, *flush, scope, who)
+        refused = await _over_message_budget(self.player_id, self.address)
         if refused is not None:
             await self.send_error(refused.code, refused.message)
             return
@@ -436,6 +432,19 @@ _live: set[TableConsumer] = set()
 _messages = limits.HotBudget("message")  # this process's part of every person's message budget
 
 
+async def _over_message_budget(player_id: int | None, address: str) -> limits.Limited | None:
+    """Count a websocket message against its sender's budget; return the refusal if it is over.
+
+    A person's budget covers all their connections (a reconnect starts no new one); an anonymous
+    visitor's is their address's.
+    """
+    scope, who = ("person", player_id) if player_id is not None else ("address", address)
+    refused, flush = _messages.spend(scope, who)
+    if flush is not None:
+        await asyncio.to_thread(_messages.flush, *flush, scope, who)
+    return refused
+
+
 def _open(table_id: int, scope: dict[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
     """A new connection: the table (None if there is none to play at), who connects, noted as online."""
     player = player_for_scope(scope)
@@ -467,6 +476,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
+        self.address = limits.scope_address(self.scope)
         await self.channel_layer.group_add("lobby", self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)
@@ -479,6 +489,9 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_discard("lobby", self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """The lobby reads nothing; a message is answered once, within the sender's message budget."""
+        if await _over_message_budget(self.player.pk if self.player else None, self.address) is not None:
+            return  # a flood gets no answers
         await self.send_json({"type": "error", "code": "read_only", "message": "the lobby only sends table lists"})
 
     async def lobby_event(self, event: dict[str, Any]) -> None:
