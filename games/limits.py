@@ -166,6 +166,10 @@ class HotBudget:
         self.name = name
         self._spent: dict[tuple[str, str], _Spent] = {}
 
+    def forget(self) -> None:
+        """Drop what this process counted (tests: each starts with no messages counted)."""
+        self._spent.clear()
+
     def spend(self, scope: str, who: object) -> tuple[Limited | None, tuple[str, int] | None]:
         """Count one use: (a ``Limited`` if it is past the limit, a (key, amount) to ``flush`` now or None)."""
         rate = rate_of(self.name, scope)

@@ -53,7 +53,10 @@ def _fresh_limits():
     """Each test starts with no attempt counted against the limits on abuse (games/limits.py)."""
     from django.core.cache import cache
 
+    from games.consumers import _messages
+
     cache.clear()
+    _messages.forget()
 
 
 @pytest_asyncio.fixture
