@@ -507,7 +507,8 @@ def _lobby_rows(tables_query, limit: int | None) -> list[dict[str, Any]]:
                 "free_seats": sum(1 for s in seat_views if s["kind"] == "empty"),
                 "managers": sorted(managers),  # who may add bots: the creator and seated players
                 "status": game.status if game else "waiting",
-                "points": game.points if game else None,
+                # A private table's row is shared by all who may list it, newcomers too: no game's points.
+                "points": game.points if game and not table.private else None,
                 "game": game.pk if game else None,
                 "updated": table.updated_at.isoformat(),
             }

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client as HttpClient
 
-from games import access, service
+from games import access, service, snapshot
 from games.models import Game, Player, Table
 from tests.table_helpers import actor, make_table, start
 from tests.ws_helpers import ORIGIN
@@ -129,6 +129,8 @@ def test_a_stranger_who_sits_down_after_a_game_does_not_see_that_game():
     assert seen["game"] is None and seen["hidden_game"] == "abandoned"
     for url in (f"/games/{game.pk}/", f"/games/{game.pk}/replay", f"/games/{game.pk}/record.json"):
         assert emil_client.get(url).status_code == 404
+    row = next(r for r in snapshot.lobby_tables(emil) if r["id"] == table.pk)  # listed for him: he sits there
+    assert row["points"] is None
     # Those who played it, and the creator, still see it.
     assert page_view(wim_client, table.pk)["game"]["id"] == game.pk
     assert page_view(nora_client, table.pk)["game"]["id"] == game.pk
