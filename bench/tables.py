@@ -85,7 +85,12 @@ async def pinger(client: LiveClient, rtts: list[float], until: float, slow: list
 async def run(tables: int, bot: str, seconds: float) -> None:
     budget = getattr(BUILTIN_BOTS[bot], "move_budget_s", None)
     with tempfile.TemporaryDirectory() as directory:
-        env = {"JASSWEB_SQLITE_PATH": str(Path(directory) / "db.sqlite3"), "JASSWEB_BOT_DELAY_MS": "0"}
+        # Many tables from one guest: past the limits on abuse (JASSWEB_LIMITS=0 lifts them).
+        env = {
+            "JASSWEB_SQLITE_PATH": str(Path(directory) / "db.sqlite3"),
+            "JASSWEB_BOT_DELAY_MS": "0",
+            "JASSWEB_LIMITS": "0",
+        }
         migrate(env)
         server = ServerProcess(env)
         try:

@@ -125,6 +125,7 @@ def check_bot_url(url: str) -> str:
         raise BotUrlError("bad_url", f"a bot URL starts with http:// or https://, not {url[:40]!r}")
     if not parts.hostname:
         raise BotUrlError("bad_url", f"the bot URL has no host name: {url[:60]!r}")
+    _check_host_name(parts.hostname)
     if parts.username or parts.password:
         raise BotUrlError("bad_url", "a bot URL may not carry a user name or password")
     if parts.query or parts.fragment:
@@ -136,9 +137,53 @@ def check_bot_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
 
 
+def _check_host_name(host: str) -> None:
+    """Refuse a host that is neither an IP address nor a name DNS can carry (IDNA), before any lookup."""
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise BotUrlError("bad_url", f"the bot URL's host is not a valid domain name: {host[:60]!r}") from None
+    labels = ascii_host.removesuffix(".").split(".")  # a trailing dot (a rooted name) is fine
+    if not all(label and set(label) <= _LABEL_CHARS for label in labels):
+        raise BotUrlError("bad_url", f"the bot URL's host is not a valid domain name: {host[:60]!r}")
+
+
+_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+# IPv6 ranges that carry an IPv4 address in their last 32 bits: a host with 6to4, NAT64 or
+# IPv4-compatible routing would reach that IPv4 address, so it is the one to check.
+_IPV4_IN_LAST_32_BITS = (
+    ipaddress.ip_network("::/96"),  # IPv4-compatible (deprecated)
+    ipaddress.ip_network("64:ff9b::/96"),  # NAT64, well-known prefix
+)
+# Local-use NAT64 (RFC 8215): the IPv4 address sits where the operator chose; refused as a whole.
+_REFUSED_V6 = (ipaddress.ip_network("64:ff9b:1::/48"),)
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address stands for (mapped, compatible, NAT64, 6to4, Teredo), if any."""
+    if address.ipv4_mapped:
+        return [address.ipv4_mapped]
+    if address.sixtofour:
+        return [address.sixtofour]
+    if address.teredo:
+        return list(address.teredo)  # the Teredo server and the client's (unobfuscated) address
+    if any(address in network for network in _IPV4_IN_LAST_32_BITS):
+        return [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)]
+    return []
+
+
 def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        if any(address in network for network in _REFUSED_V6):
+            return True
+        if any(_forbidden(inner) for inner in _embedded_ipv4(address)):
+            return True
     return not address.is_global or address.is_multicast
 
 
@@ -152,6 +197,8 @@ async def _resolve(host: str, port: int) -> list[str]:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise ExchangeError("connection", f"cannot resolve {host!r}: {exc.strerror or exc}") from None
+    except UnicodeError:  # check_bot_url refuses these first; a caller that skipped it gets the same answer
+        raise BotUrlError("bad_url", f"the bot URL's host is not a valid domain name: {host[:60]!r}") from None
     return list(dict.fromkeys(info[4][0] for info in infos))
 
 

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from dataclasses import asdict
 from typing import Any
 
@@ -25,7 +24,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from bots.remote import AUTO, DIALECTS, BotUrlError, ExchangeError, check_bot_url, guarded_address, probe_bot
 from bots.runner import runner
-from games import service, snapshot, states
+from games import access, limits, service, snapshot, states
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.identity import player_for_scope
 from games.models import Game, Player, Table
@@ -33,9 +32,8 @@ from games.service import ServiceError
 
 log = logging.getLogger(__name__)
 
-MAX_FRAME = 4096
-PROBES_PER_WINDOW = 10  # bot tests per connection per minute
-PROBE_WINDOW_S = 60.0
+MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
+MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
 def _int_field(content: dict[str, Any], key: str) -> int:
@@ -43,6 +41,32 @@ def _int_field(content: dict[str, Any], key: str) -> int:
     if type(value) is not int:
         raise ServiceError("bad_message", f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
     return value
+
+
+def _is_ref(value: Any) -> bool:
+    """Whether a request's ``id`` is one a reply may echo: a string or an integer."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _nested_deeper_than(content: Any, limit: int) -> bool:
+    """True when lists and objects in a parsed frame nest more than ``limit`` levels (checked without recursion)."""
+    level = [(content, 1)]
+    while level:
+        value, depth = level.pop()
+        if isinstance(value, (list, dict)):
+            if depth > limit:
+                return True
+            level.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
+def _encodable(content: Any) -> bool:
+    """False when a parsed frame holds a lone surrogate (``"\\ud800"``), which no database or page can store."""
+    try:
+        json.dumps(content, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _text_field(content: dict[str, Any], key: str) -> str:
@@ -95,9 +119,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.version = -1
         self.public: snapshot.Public | None = None
-        self.ref: str | int | None = None
         self.probe: asyncio.Task[None] | None = None
-        self.probe_times: list[float] = []
         self.noted = False  # this connection is noted for presence
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
@@ -109,6 +131,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         self.player, self.public = opened
+        self.address = limits.scope_address(self.scope)
         self.player_id = self.player.pk if self.player else None
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
@@ -134,23 +157,41 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     # -- incoming -------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Parse a frame ourselves so that no malformed frame can break the connection."""
+        """Parse a frame ourselves so that no malformed frame can break the connection.
+
+        A frame that is no JSON object cannot name its request: its error carries no ``id``.
+        (Under daphne a frame above ``MAX_FRAME`` bytes never gets here: ``jassweb.websocket``
+        closes the socket with 1009 first.)
+        """
+        refused = await _over_message_budget(self.player_id, self.address)
+        if refused is not None:
+            await self.send_error(refused.code, refused.message)
+            return
         if text_data is None:
             await self.send_error("bad_frame", "send JSON text frames, not binary ones")
             return
-        if len(text_data) > MAX_FRAME:
-            await self.send_error("bad_frame", f"a message is at most {MAX_FRAME} characters")
+        if len(text_data) > MAX_FRAME // 4 and len(text_data.encode()) > MAX_FRAME:
+            await self.send_error("bad_frame", f"a message is at most {MAX_FRAME} bytes")
             return
         try:
             content = json.loads(text_data)
+        except RecursionError:
+            await self.send_error("bad_json", "not JSON we read: nested too deeply")
+            return
         except ValueError as exc:
             await self.send_error("bad_json", f"not JSON: {exc}")
+            return
+        if _nested_deeper_than(content, MAX_DEPTH):  # no message needs it; repr and json.dumps would recurse
+            await self.send_error("bad_json", f"not JSON we read: nested too deeply (at most {MAX_DEPTH} levels)")
+            return
+        if "\\u" in text_data and not _encodable(content):
+            await self.send_error("bad_json", "not JSON we read: it escapes a lone surrogate, which is no character")
             return
         await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         ref = content.get("id") if isinstance(content, dict) else None
-        self.ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) else None
+        ref = ref if _is_ref(ref) else None
         try:
             if not isinstance(content, dict) or not isinstance(content.get("type"), str):
                 raise ServiceError("bad_message", "a message is a JSON object with a string 'type'")
@@ -160,16 +201,20 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
                 raise ServiceError("unknown_type", f"unknown message type {content['type']!r:.40}; known: {known}")
             await handler(self, content)
         except ServiceError as exc:
-            await self.send_error(exc.code, exc.message)
+            await self.send_error(exc.code, exc.message, ref)
         except Exception:
-            log.exception("table %s: message %r failed", self.table_id, content)
-            await self.send_error("server_error", "something went wrong on our side; nothing was changed")
+            log.exception(
+                "table %s: message of type %.40r failed",
+                self.table_id,
+                content.get("type") if isinstance(content, dict) else None,
+            )
+            await self.send_error("server_error", "something went wrong on our side; nothing was changed", ref)
 
-    async def send_error(self, code: str, message: str) -> None:
-        """The one refusal reply; it echoes the request's ``id``, if it had one."""
-        reply = {"type": "error", "code": code, "message": message}
-        if getattr(self, "ref", None) is not None:
-            reply["id"] = self.ref
+    async def send_error(self, code: str, message: str, ref: str | int | None = None) -> None:
+        """The one refusal reply; it echoes the request's ``id`` (``ref``), if it had one."""
+        reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if ref is not None:
+            reply["id"] = ref
         await self.send_json(reply)
 
     def _actor(self) -> service.Actor:
@@ -197,6 +242,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         if not isinstance(name, str) or not isinstance(dialect, str):
             raise ServiceError("bad_message", "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
+        await self._count_bot_call()
         await _guard(url)
         await database_sync_to_async(service.set_remote_bot)(
             self.table_id, _int_field(content, "seat"), url, name, dialect, actor
@@ -205,8 +251,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def on_test_bot(self, content: dict[str, Any]) -> None:
         """Send a bot a real trump request and report its answer, dialect and latency (seats nothing).
 
-        Only those who may seat bots may test them, one test at a time and a few a minute per
-        connection; the test runs beside the connection, which keeps receiving the table's states.
+        Only those who may seat bots may test them, one test at a time and within the limits on
+        outbound calls; the test runs beside the connection, which keeps receiving the table's states.
         """
         url, dialect = _text_field(content, "url"), content.get("dialect", AUTO)
         if dialect not in DIALECTS:
@@ -218,14 +264,17 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             raise ServiceError("not_allowed", "only the table's creator or a seated player can test bots")
         if self.probe is not None and not self.probe.done():
             raise ServiceError("busy", "a bot test is still running; wait for its answer")
-        now = time.monotonic()
-        self.probe_times = [t for t in self.probe_times if now - t < PROBE_WINDOW_S]
-        if len(self.probe_times) >= PROBES_PER_WINDOW:
-            raise ServiceError("busy", f"at most {PROBES_PER_WINDOW} bot tests a minute; try again shortly")
+        await self._count_bot_call()
         await _guard(url)
-        self.probe_times.append(now)
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
         self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
+
+    async def _count_bot_call(self) -> None:
+        """A bot test or invitation makes this server call out: limited per person and for the whole server."""
+        try:
+            await asyncio.to_thread(limits.hit, "bot_call", person=self.player_id, server="all")
+        except limits.Limited as exc:
+            raise ServiceError(exc.code, exc.message) from None
 
     async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
         try:
@@ -246,7 +295,16 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await database_sync_to_async(service.start_game)(self.table_id, self._actor())
 
     async def on_abandon(self, content: dict[str, Any]) -> None:
+        """Abandon the game, or ask the other people in it to agree (``service.abandon_game``)."""
         await database_sync_to_async(service.abandon_game)(self.table_id, self._actor())
+
+    async def on_abandon_vote(self, content: dict[str, Any]) -> None:
+        """Answer a request to abandon the game: ``{"type": "abandon_vote", "agree": true}``."""
+        agree = content.get("agree")
+        if type(agree) is not bool:
+            raise ServiceError("bad_message", "'abandon_vote' needs 'agree': true or false")
+        self._actor()
+        await database_sync_to_async(service.answer_abandon)(self.table_id, self.player, agree)
 
     async def _move(self, content: dict[str, Any], action: Action) -> None:
         """A person's move, for the seat this connection's view says they play (the service checks it)."""
@@ -301,7 +359,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await self.resync()
 
     async def on_ping(self, content: dict[str, Any]) -> None:
-        await self.send_json({"type": "pong", "id": content.get("id")})
+        ref = content.get("id")
+        await self.send_json({"type": "pong", "id": ref if _is_ref(ref) else None})
 
     HANDLERS = {
         "join": on_join,
@@ -313,6 +372,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         "set_bot_timeout": on_set_bot_timeout,
         "start": on_start,
         "abandon": on_abandon,
+        "abandon_vote": on_abandon_vote,
         "choose_trump": on_choose_trump,
         "play_card": on_play_card,
         "resync": on_resync,
@@ -375,13 +435,28 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
 
 _live: set[TableConsumer] = set()
+_messages = limits.HotBudget("message")  # this process's part of every person's message budget
+
+
+async def _over_message_budget(player_id: int | None, address: str) -> limits.Limited | None:
+    """Count a websocket message against its sender's budget; return the refusal if it is over.
+
+    A person's budget covers all their connections (a reconnect starts no new one); an anonymous
+    visitor's is their address's.
+    """
+    scope, who = ("person", player_id) if player_id is not None else ("address", address)
+    refused, flush = _messages.spend(scope, who)
+    if flush is not None:
+        await asyncio.to_thread(_messages.flush, *flush, scope, who)
+    return refused
 
 
 def _open(table_id: int, scope: dict[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
     """A new connection: the table (None if there is none to play at), who connects, noted as online."""
-    if not Table.objects.filter(pk=table_id, imported=False).exists():
-        return None
     player = player_for_scope(scope)
+    table = access.enterable_table(table_id, player, scope.get("session"))
+    if table is None or table.imported:  # a private table is refused like a missing one
+        return None
     if player is not None:
         service.connect(table_id, player.pk, channel_name)
     public = snapshot.load_public(table_id)
@@ -407,6 +482,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
+        self.address = limits.scope_address(self.scope)
         await self.channel_layer.group_add("lobby", self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)
@@ -419,6 +495,9 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_discard("lobby", self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """The lobby reads nothing; a message is answered once, within the sender's message budget."""
+        if await _over_message_budget(self.player.pk if self.player else None, self.address) is not None:
+            return  # a flood gets no answers
         await self.send_json({"type": "error", "code": "read_only", "message": "the lobby only sends table lists"})
 
     async def lobby_event(self, event: dict[str, Any]) -> None:

@@ -33,6 +33,7 @@ _GAME_COLUMNS = (
     "round_pause_s",
     "standin_bot",
     "abandon_reason",
+    "abandon_vote",  # a request to abandon the game stays in view while people play on
     "driver",
     "turn_started_at",
     "created_at",

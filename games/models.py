@@ -6,6 +6,8 @@ over its stored deals with the engine (``Game.plan`` + ``GameState.replay``).
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 
@@ -42,6 +44,11 @@ class Player(models.Model):
         return self.name
 
 
+def new_invite_token() -> str:
+    """An unguessable token for a private table's invitation link (128 bits)."""
+    return secrets.token_urlsafe(16)
+
+
 ROUND_PAUSES = (0, 3, 5, 10)  # seconds a round's summary may stay before the next deal's bots move
 
 
@@ -65,6 +72,8 @@ class Table(models.Model):
     # the table itself is reached by its link and listed in the lobby only for its creator and players.
     private = models.BooleanField(default=False)
     imported = models.BooleanField(default=False)  # holds games read from records, never plays new ones
+    # A private table is entered by its invitation link, /tables/<id>/invite/<token>/ (games/access.py).
+    invite_token = models.CharField(max_length=32, default=new_invite_token)
     # Seconds a person has for a move before a stand-in bot plays for them (0: no clock).
     turn_clock_s = models.PositiveSmallIntegerField(default=0)
     standin_bot = models.CharField(max_length=40, default="rules")  # the built-in bot that stands in
@@ -150,6 +159,10 @@ class Game(models.Model):
     # The server process (``Worker``) that drives this game's bots, clock and end: one at a time.
     driver = models.CharField(max_length=40, blank=True, db_index=True)
     rated = models.BooleanField(default=False)  # copied from the table at the start (arena: --rated)
+    # A person's request to abandon the game while other people play in it (games/service.py, ``request_abandon``):
+    # {"by": player id, "seat": n, "voters": [player ids], "agreed": [player ids], "refused_by": seat or null,
+    #  "until": epoch ms}; the game ends only when every voter agreed before ``until``.
+    abandon_vote = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

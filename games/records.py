@@ -192,11 +192,16 @@ def parse_record(text: str | bytes) -> object:
     if size > MAX_RECORD_BYTES:
         raise RecordError(f"the record is larger than {MAX_RECORD_BYTES // 1_000_000} MB")
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except RecursionError:
         raise RecordError("the record is not usable JSON: it is nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         raise RecordError(f"the record is not JSON: {exc}") from None
+    try:  # an escaped lone surrogate ("\\ud800") is no character: no page or database could hold it
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise RecordError("the record is not valid JSON text: it escapes a lone surrogate") from None
+    return data
 
 
 def check_record(data: object) -> CheckedRecord:

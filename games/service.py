@@ -25,6 +25,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -55,6 +56,7 @@ log = logging.getLogger(__name__)
 MAX_TABLE_NAME = 60
 MAX_BOT_TIMEOUT = int(MAX_TIMEOUT)
 MAX_TURN_CLOCK = 600  # seconds a move; the pages offer JASSWEB_TURN_CLOCK_CHOICES
+REFUSAL_SHOWN_S = 8  # seconds a refused request to abandon a game stays in view
 
 
 class ServiceError(Exception):
@@ -684,7 +686,15 @@ def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: s
 
 
 def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
-    """Stop the running game of a table (its creator or a seated player may)."""
+    """Stop the running game of a table, or ask the other people playing in it to agree.
+
+    Its creator or a seated player may ask. With no other person in the game (bots
+    only, or people who left it), the game ends at once, as it does for the system.
+    Otherwise the request becomes a vote (``Game.abandon_vote``) that every other
+    person in the game answers with ``answer_abandon``; it lapses after
+    ``JASSWEB_ABANDON_VOTE_SECONDS``. Asking while someone else's vote is open
+    agrees to it. Returns the game (abandoned, or still running with its vote).
+    """
     with transaction.atomic():
         table = _lock_table(table_id)
         game = running_game(table)
@@ -692,8 +702,78 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
             raise ServiceError("no_game", "no game is running at this table")
         if not _may_manage(table, _seats(table), actor):
             raise ServiceError("not_allowed", "only the table's creator or a seated player can abandon the game")
-        _abandon(table, game, reason or "abandoned by a player")
+        voters = [p for p in _people_playing(game) if p != actor.player_id]
+        if actor.system or not voters:
+            _abandon(table, game, reason or "abandoned by a player")
+            return game
+        vote = open_abandon_vote(game)
+        if vote is not None:
+            if vote["by"] == actor.player_id:
+                raise ServiceError("vote_open", "you asked already; the others have not all answered yet")
+            if actor.player_id in vote["voters"]:
+                _answer(table, game, vote, actor.player_id, agree=True)
+                return game
+        name = Player.objects.filter(pk=actor.player_id).values_list("name", flat=True).first() or "?"
+        until = timezone.now() + timedelta(seconds=settings.JASSWEB_ABANDON_VOTE_SECONDS)
+        game.abandon_vote = {
+            "by": actor.player_id,
+            "by_name": name,
+            "voters": voters,
+            "agreed": [],
+            "refused_by": None,
+            "until": round(until.timestamp() * 1000),
+        }
+        game.save(update_fields=["abandon_vote"])
+        _changed(table, game.pk, "abandon_vote")
     return game
+
+
+def answer_abandon(table_id: int, player: Player, agree: bool) -> Game:
+    """A person's answer to the open request to abandon their game: agreed by all, it ends the game."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        game = running_game(table)
+        vote = open_abandon_vote(game) if game is not None else None
+        if game is None or vote is None:
+            raise ServiceError("no_vote", "nobody is asking to abandon a game here (or the request lapsed)")
+        if player.pk not in vote["voters"] or player.pk not in _people_playing(game):
+            raise ServiceError("not_allowed", "only the other people playing in this game answer this request")
+        _answer(table, game, vote, player.pk, agree)
+    return game
+
+
+def open_abandon_vote(game: Game) -> dict[str, Any] | None:
+    """The game's request to abandon it while it is open: not lapsed, nobody refused."""
+    vote = game.abandon_vote
+    if not vote or vote.get("refused_by") is not None:
+        return None
+    return vote if vote["until"] > timezone.now().timestamp() * 1000 else None
+
+
+def _answer(table: Table, game: Game, vote: dict[str, Any], player_id: int, agree: bool) -> None:
+    if not agree:
+        # The refusal stays in view a few seconds, then the table is as before.
+        until = timezone.now() + timedelta(seconds=REFUSAL_SHOWN_S)
+        game.abandon_vote = {**vote, "refused_by": player_id, "until": round(until.timestamp() * 1000)}
+        game.save(update_fields=["abandon_vote"])
+        _changed(table, game.pk, "abandon_vote")
+        return
+    agreed = sorted({*vote["agreed"], player_id})
+    still_playing = _people_playing(game)
+    if all(v in agreed for v in vote["voters"] if v in still_playing):
+        game.abandon_vote = None
+        game.save(update_fields=["abandon_vote"])
+        _abandon(table, game, f"{vote['by_name']} asked and the other players agreed")
+        return
+    game.abandon_vote = {**vote, "agreed": agreed}
+    game.save(update_fields=["abandon_vote"])
+    _changed(table, game.pk, "abandon_vote")
+
+
+def _people_playing(game: Game) -> list[int]:
+    """The people still playing their seats in a game (not those who left it for good)."""
+    rows = GameSeat.objects.filter(game=game, player__isnull=False).exclude(standin=GameSeat.LEFT)
+    return list(rows.values_list("player_id", flat=True))
 
 
 def _abandon(table: Table, game: Game, reason: str) -> None:
@@ -833,6 +913,17 @@ def _leave_game(table: Table, game: Game, player: Player) -> None:
     game_seat.standin = GameSeat.LEFT
     game_seat.save(update_fields=["standin"])
     Seat.objects.filter(table=table, player=player).update(player=None, bot=game.standin_bot)
+    vote = open_abandon_vote(game)
+    if vote is not None:  # they no longer vote; a request of theirs goes with them
+        still_playing = _people_playing(game)
+        if vote["by"] == player.pk or not still_playing:
+            game.abandon_vote = None
+            game.save(update_fields=["abandon_vote"])
+        elif all(v in vote["agreed"] for v in vote["voters"] if v in still_playing):
+            game.abandon_vote = None
+            game.save(update_fields=["abandon_vote"])
+            _abandon(table, game, f"{vote['by_name']} asked and the other players agreed")
+            return
     _changed(table, game.pk, "standin")
 
 

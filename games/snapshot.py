@@ -24,7 +24,7 @@ from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 
 from bots.registry import BUILTIN_BOTS, bot_choices
-from games import states
+from games import access, states
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -138,6 +138,7 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
         },
         "standin_bot": game.standin_bot,
         "abandon_reason": game.abandon_reason or None,
+        "abandon_vote": _abandon_vote(game, seats) if running else None,
     }
     pause = round_pause(game, state, seats)
     if pause is not None:
@@ -178,6 +179,22 @@ def pause_over(people: list[int], ready: list[int], online_seats: list[int]) -> 
     """
     waiting = [p for p in people if p in online_seats]
     return bool(waiting) and all(p in ready for p in waiting)
+
+
+def _abandon_vote(game: Game, seats: list[GameSeat]) -> dict[str, Any] | None:
+    """A person's request to abandon the game, by seats: who asked, who answers, who agreed or refused."""
+    vote = game.abandon_vote
+    if not vote or vote["until"] <= time.time() * 1000:
+        return None
+    seat_of = {s.player_id: s.position for s in seats if s.player_id}
+    return {
+        "by": seat_of.get(vote["by"]),
+        "by_name": vote["by_name"],
+        "voters": sorted(seat_of[p] for p in vote["voters"] if p in seat_of),
+        "agreed": sorted(seat_of[p] for p in vote["agreed"] if p in seat_of),
+        "refused_by": seat_of.get(vote["refused_by"]),
+        "until": vote["until"],
+    }
 
 
 def fair_pairs(state: GameState) -> list[dict[str, Any]]:
@@ -442,7 +459,8 @@ def render(public: Public, viewer_id: int | None, viewer_name: str | None, state
     me = you(public, viewer_id, viewer_name)
     game_text, hidden = public.game_json, ""
     if public.game_meta is not None:
-        if public.meta["private"] and me["game_seat"] is None and not me["can_manage"]:
+        meta = public.meta
+        if not access.shows_game(meta["private"], meta["creator"], public.game_meta["players"], viewer_id):
             game_text, hidden = "null", f',"hidden_game":{_dumps(public.game_meta["status"])}'
         elif me["game_seat"] is not None and state is not None:
             game_text = game_text[:-1] + private_part(state, me["game_seat"]) + "}"
@@ -536,7 +554,8 @@ def _lobby_rows(tables_query, limit: int | None) -> list[dict[str, Any]]:
                 "free_seats": sum(1 for s in seat_views if s["kind"] == "empty"),
                 "managers": sorted(managers),  # who may add bots: the creator and seated players
                 "status": game.status if game else "waiting",
-                "points": game.points if game else None,
+                # A private table's row is shared by all who may list it, newcomers too: no game's points.
+                "points": game.points if game and not table.private else None,
                 "game": game.pk if game else None,
                 "updated": table.updated_at.isoformat(),
             }

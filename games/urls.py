@@ -14,6 +14,7 @@ urlpatterns = [
     path("tables/new/", views.create_table, name="create_table"),
     path("tables/<int:table_id>/", views.table, name="table"),
     path("tables/<int:table_id>/seat/", views.seat_action, name="seat_action"),
+    path("tables/<int:table_id>/invite/<str:token>/", views.invitation, name="invitation"),
     path("games/", views.recent_games, name="recent_games"),
     path("games/mine/", views.my_games, name="my_games"),
     path("games/import/", views.import_game, name="import_game"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -20,13 +19,13 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, decks, history, profiles, records, rules_page, service, snapshot, stats
+from games import access, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
-from games.models import ROUND_PAUSES, Competitor, Game, Player
+from games.models import ROUND_PAUSES, Competitor, Game, Player, Table
 from games.replay import replay_data
 
-MAX_UPLOAD = 2 * 1024 * 1024  # bytes of a record file
+MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
 
 
 def _next_or(request: HttpRequest, default: str) -> str:
@@ -80,7 +79,11 @@ def _default_clock() -> int:
 def guest(request: HttpRequest) -> HttpResponse:
     """Become (or rename) a guest with a nickname kept in the session."""
     try:
+        if player_for_request(request) is None:  # a new guest (a rename creates nobody)
+            limits.hit("guest", address=limits.request_address(request))
         become_guest(request, request.POST.get("nickname", ""))
+    except limits.Limited as exc:
+        messages.error(request, exc.message)
     except ValueError as exc:
         messages.error(request, str(exc).capitalize() + ".")
     return redirect(_next_or(request, "lobby"))
@@ -115,19 +118,39 @@ def set_deck(request: HttpRequest) -> HttpResponse:
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account; a guest's games, seats and imported records come along (``identity.claim_guest``)."""
     form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        with transaction.atomic():  # no account without the guest's games
-            user = form.save()
-            login(request, user)  # user_logged_in: the session's guest becomes the account's
-        return redirect(_next_or(request, "lobby"))
-    return render(request, "registration/signup.html", {"form": form, "player": player_for_request(request)})
+    status = 200
+    if request.method == "POST":
+        try:
+            limits.hit("signup", address=limits.request_address(request))
+        except limits.Limited as exc:
+            form.add_error(None, exc.message)  # the form is not saved: no account
+            status = 429
+        if status == 200 and form.is_valid():
+            with transaction.atomic():  # no account without the guest's games
+                user = form.save()
+                login(request, user)  # user_logged_in: the session's guest becomes the account's
+            return redirect(_next_or(request, "lobby"))
+    context = {"form": form, "player": player_for_request(request)}
+    return render(request, "registration/signup.html", context, status=status)
 
 
 class LoginView(auth_views.LoginView):
-    """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``)."""
+    """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``).
+
+    Attempts are limited per address and per user name, whether they succeed or not.
+    """
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(player=player_for_request(self.request), **kwargs)
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        username = str(request.POST.get("username", "")).strip().lower()[:150]
+        try:
+            limits.hit("login", address=limits.request_address(request), account=username or None)
+        except limits.Limited as exc:  # no password is tried: the form is shown again, unchecked
+            form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
+            return self.render_to_response(self.get_context_data(form=form, limit_error=exc.message), status=429)
+        return super().post(request, *args, **kwargs)
 
 
 @require_POST
@@ -138,6 +161,11 @@ def create_table(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose a nickname or sign in to open a table.")
         return redirect("lobby")
     mode = request.POST.get("mode", STANDARD)
+    try:
+        limits.hit("table", person=player.pk, address=limits.request_address(request))
+    except limits.Limited as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
     try:
         table = service.create_table(
             player,
@@ -162,10 +190,19 @@ def create_table(request: HttpRequest) -> HttpResponse:
     return redirect("table", table_id=table.pk)
 
 
+def _enterable_table(request: HttpRequest, table_id: int, player: Player | None) -> Table:
+    """The table if the visitor may enter it (``access.may_enter``); a 404 otherwise, as for no table at all."""
+    table = access.enterable_table(table_id, player, request.session)
+    if table is None:
+        raise Http404("no such table")
+    return table
+
+
 @require_POST
 def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
     """The lobby's seat buttons without JavaScript: sit, add a bot, or leave."""
     player = player_for_request(request)
+    _enterable_table(request, table_id, player)
     position = _int(request.POST.get("seat"), -1)
     try:
         if player is None:
@@ -188,12 +225,16 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
 def table(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table: seats, the game in progress, your hand. Live over a websocket."""
     player = player_for_request(request)
-    imported = Game.objects.filter(table_id=table_id, table__imported=True).order_by("-pk").first()
-    if imported is not None:  # an imported record's table plays no games: show the game itself
+    table = _enterable_table(request, table_id, player)
+    if table.imported:  # an imported record's table plays no games: show the game itself
+        imported = Game.objects.filter(table=table).order_by("-pk").first()
+        if imported is None:
+            raise Http404("no such table")
         return redirect("replay", game_id=imported.pk)
     view = snapshot.table_view(table_id, player)
     if view is None:
         raise Http404("no such table")
+    creator = player is not None and table.created_by_id == player.pk
     return render(
         request,
         "table.html",
@@ -203,8 +244,18 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
             "player": player,
             "socket_path": f"/ws/tables/{table_id}/",
             "trump_names": TRUMP_NAMES,
+            # Only the creator hands out a private table's invitation link.
+            "invite_url": request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None,
         },
     )
+
+
+def invitation(request: HttpRequest, table_id: int, token: str) -> HttpResponse:
+    """A private table's invitation link: the session may enter the table from now on (else a 404)."""
+    table = get_object_or_404(Table, pk=table_id, imported=False)
+    if not access.accept_invitation(request.session, table, token):
+        raise Http404("no such table")
+    return redirect("table", table_id=table.pk)
 
 
 def _visible_game(request: HttpRequest, game_id: int) -> tuple[Game, Player | None]:
@@ -301,13 +352,27 @@ def recent_games(request: HttpRequest) -> HttpResponse:
 
 
 def import_game(request: HttpRequest) -> HttpResponse:
-    """Upload a game record (ours, or jass-kit round logs) and open its replay."""
+    """Upload a game record (ours, or jass-kit round logs) and open its replay.
+
+    Importing needs a nickname or an account: an imported game belongs to its
+    importer. It is private unless they tick *Public*: a private import is seen by
+    its importer only (``access.may_see``: 404 for everyone else, even with its
+    link), a public one by everyone and in the public games list.
+    """
     player = player_for_request(request)
-    error = None
+    error, status = None, 200
     if request.method == "POST":
         upload = request.FILES.get("record")
         text = request.POST.get("text", "")
         try:
+            if player is None:
+                status = 403
+                raise records.RecordError("Choose a nickname (or log in) first: an imported game is kept as yours.")
+            try:
+                limits.hit("import", person=player.pk, address=limits.request_address(request))
+            except limits.Limited as exc:
+                status = 429
+                raise records.RecordError(exc.message) from None
             if upload is not None:
                 if upload.size > MAX_UPLOAD:
                     raise records.RecordError(f"the file has {upload.size} bytes; at most {MAX_UPLOAD} are accepted")
@@ -316,22 +381,19 @@ def import_game(request: HttpRequest) -> HttpResponse:
                 raw = text.encode()
             else:
                 raise records.RecordError("choose a record file or paste a record")
-            try:
-                data = json.loads(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise records.RecordError(f"the record is not valid JSON: {exc}") from None
+            data = records.parse_record(raw)
             game = records.import_record(
                 data,
                 importer=player,
-                private=request.POST.get("private") == "on" and player is not None,
+                private=request.POST.get("public") != "on",
                 name=request.POST.get("name", "").strip()[:60],
             )
         except records.RecordError as exc:
-            error = str(exc)
+            error, status = str(exc), status if status != 200 else 400
         else:
             messages.success(request, f"Imported game {game.pk}: {len(game.deals)} rounds, every card checked.")
             return redirect("replay", game_id=game.pk)
-    return render(request, "import.html", {"player": player, "error": error}, status=400 if error else 200)
+    return render(request, "import.html", {"player": player, "error": error}, status=status)
 
 
 def stats_page(request: HttpRequest) -> HttpResponse:

@@ -290,3 +290,30 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("JASSWEB_LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}},  # not a line per bot request
 }
+
+# -- Limits on abuse (games/limits.py), counted in the cache above ---------------------------------
+# "count/period" (period s, m, h or d, e.g. "20/h", "100/10s"); "0" or "off" lifts one limit,
+# JASSWEB_LIMITS=0 all of them (load tests from one address only). Each is JASSWEB_LIMIT_<NAME>,
+# e.g. JASSWEB_LIMIT_TABLE_PERSON=20/h.
+JASSWEB_LIMITS_ON = _env_flag("JASSWEB_LIMITS", True)
+_LIMIT_DEFAULTS = {
+    "guest.address": "30/h",  # new guests (nicknames) from one address
+    "signup.address": "10/h",  # accounts created from one address
+    "login.address": "30/15m",  # log-in attempts from one address...
+    "login.account": "10/15m",  # ...and for one user name
+    "table.person": "20/h",  # tables opened by one person...
+    "table.address": "60/h",  # ...and from one address
+    "import.person": "30/h",  # records imported by one person...
+    "import.address": "60/h",  # ...and from one address
+    "message.person": "100/10s",  # websocket messages of one person, over all their connections
+    "message.address": "300/10s",  # ...of visitors without a nickname, by address
+    "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
+    "bot_call.server": "600/10m",  # ...and of everyone together
+}
+JASSWEB_LIMITS = {
+    name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)
+    for name, default in _LIMIT_DEFAULTS.items()
+}
+
+# Seconds a person's request to abandon a game with other people in it waits for their agreement.
+JASSWEB_ABANDON_VOTE_SECONDS = int(os.environ.get("JASSWEB_ABANDON_VOTE_SECONDS", "60"))

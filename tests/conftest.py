@@ -78,6 +78,17 @@ def _fresh_state_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_limits():
+    """Each test starts with no attempt counted against the limits on abuse (games/limits.py)."""
+    from django.core.cache import cache
+
+    from games.consumers import _messages
+
+    cache.clear()
+    _messages.forget()
+
+
 @pytest_asyncio.fixture
 async def stop_runner():
     """After a test of websockets in this process: close its clients and stop the bot driver."""

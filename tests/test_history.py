@@ -203,18 +203,40 @@ def test_a_pasted_illegal_record_is_refused_with_the_reason_and_stores_nothing()
     assert error.startswith("round 1, trick 1"), error
     assert (Game.objects.count(), Action.objects.count()) == counts
     not_json = nora_client.post("/games/import/", {"text": "{not json"})
-    assert not_json.status_code == 400 and "not valid JSON" in not_json.content.decode()
+    assert not_json.status_code == 400 and "the record is not JSON" in not_json.content.decode()
     assert (Game.objects.count(), Action.objects.count()) == counts
 
 
-def test_a_private_import_is_for_its_importer_only():
+def test_an_import_is_private_to_its_importer_unless_they_make_it_public():
     nora_client, nora = guest("Nora")
     emil_client, _ = guest("Emil")
     game = finished_game(nora, private=False)
     record = nora_client.get(f"/games/{game.pk}/record.json").content.decode()
-    nora_client.post("/games/import/", {"text": record, "private": "on"})
+    nora_client.post("/games/import/", {"text": record, "name": "Nora's secret"})
     imported = Game.objects.order_by("-pk").first()
     assert imported.table.private and imported.table.created_by_id == nora.pk
     assert nora_client.get(f"/games/{imported.pk}/replay").status_code == 200
-    assert emil_client.get(f"/games/{imported.pk}/replay").status_code == 404
-    assert emil_client.get(f"/games/{imported.pk}/record.json").status_code == 404
+    assert "Nora&#x27;s secret" in nora_client.get("/games/mine/").content.decode()
+    for url in (f"/games/{imported.pk}/", f"/games/{imported.pk}/replay", f"/games/{imported.pk}/record.json"):
+        assert emil_client.get(url).status_code == 404
+        assert Client().get(url).status_code == 404
+    assert "Nora&#x27;s secret" not in Client().get("/games/").content.decode()
+
+    nora_client.post("/games/import/", {"text": record, "name": "For everyone", "public": "on"})
+    shared = Game.objects.order_by("-pk").first()
+    assert not shared.table.private
+    assert emil_client.get(f"/games/{shared.pk}/replay").status_code == 200
+    assert "For everyone" in Client().get("/games/").content.decode()
+
+
+def test_importing_needs_a_nickname_or_an_account():
+    nora_client, nora = guest("Nora")
+    record = nora_client.get(f"/games/{finished_game(nora, private=False).pk}/record.json").content.decode()
+    visitor = Client()
+    page = visitor.get("/games/import/").content.decode()
+    assert 'data-testid="import-nickname"' in page and 'data-testid="import-form"' not in page
+    games = Game.objects.count()
+    response = visitor.post("/games/import/", {"text": record})
+    assert response.status_code == 403
+    assert "Choose a nickname (or log in) first" in response.content.decode()
+    assert Game.objects.count() == games

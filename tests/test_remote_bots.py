@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import threading
 from io import StringIO
@@ -305,6 +306,41 @@ async def test_a_redirect_to_another_host_is_not_followed(guard_on):
     assert bots.requests["ok select_trump"] == 1  # the redirect's target (localhost) never heard of it
     assert not target.reached()
     target.close()
+
+
+@pytest.mark.asyncio
+async def test_ipv4_inside_ipv6_is_unwrapped_and_refused_before_any_connection(guard_on):
+    listener = Listener(socket.AF_INET, "127.0.0.1")
+    port = listener.port
+    try:
+        for url in (
+            f"http://[::127.0.0.1]:{port}/",  # IPv4-compatible
+            f"http://[64:ff9b::7f00:1]:{port}/",  # NAT64
+            f"http://[64:ff9b:1::7f00:1]:{port}/",  # local-use NAT64
+            f"http://[2002:7f00:1::]:{port}/",  # 6to4
+            f"http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:{port}/",  # Teredo, client 127.0.0.1
+            "http://[64:ff9b::a00:1]/",  # NAT64 to 10.0.0.1
+        ):
+            with pytest.raises(remote.BotUrlError) as excinfo:
+                await remote.guarded_address(remote.check_bot_url(url))
+            assert excinfo.value.kind == "private_address", url
+        # The public addresses these forms may carry stay usable.
+        for address in ("64:ff9b::808:808", "2002:808:808::1", "2606:4700::1111"):
+            assert not remote._forbidden(ipaddress.ip_address(address)), address
+        await asyncio.sleep(0.3)
+        assert not listener.connected
+    finally:
+        listener.close()
+
+
+@pytest.mark.asyncio
+async def test_a_host_that_is_no_domain_name_is_a_bad_url_before_any_lookup(guard_on):
+    for url in ("http://\u202e/", "http://exa mple.org/", "http://a..b/"):
+        with pytest.raises(remote.BotUrlError) as excinfo:
+            await remote.guarded_address(remote.check_bot_url(url))
+        assert excinfo.value.kind == "bad_url", url
+    assert remote.check_bot_url("http://bücher.example:5001/bot") == "http://bücher.example:5001/bot"
+    assert remote.check_bot_url("http://bots.example.org./x") == "http://bots.example.org./x"
 
 
 @pytest.mark.django_db(transaction=True)

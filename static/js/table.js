@@ -35,6 +35,7 @@ const ui = {
   result: $("result"),
   toasts: $("toasts"),
   announcer: $("announcer"),
+  vote: $("abandon-vote"),
 };
 
 let view = jsonFromScript("initial-view");
@@ -56,6 +57,7 @@ let timeoutSaving = null; // a bot timeout sent and not yet confirmed
 let clockOffset = 0; // the server's clock minus ours (ms), for the turn clock
 let lastResync = 0;
 let clockTimer = null;
+let voteTimer = null; // hides a request to abandon the game when it lapses
 
 // -- whose view is this ---------------------------------------------------------
 
@@ -286,6 +288,7 @@ function render() {
   renderSheet();
   renderFaults();
   renderInfo();
+  renderVote();
   renderResult();
   announceTurn();
   tickClock();
@@ -1066,15 +1069,62 @@ function renderInfo() {
     }, "Leave game"));
   }
   if (running() && view.you.can_manage) {
+    const others = otherPeople();
+    const question = others.length
+      ? `Ask ${others.map(gameWho).join(" and ")} to abandon this game? It ends when they agree.`
+      : "Abandon this game for everyone at the table?";
     items.push(h("button", {
       type: "button", class: "button button-small button-danger", "data-testid": "abandon",
       onclick: () => {
-        if (window.confirm("Abandon this game for everyone at the table?")) send({ type: "abandon" });
+        if (window.confirm(question)) send({ type: "abandon" });
       },
     }, "Abandon game"));
   }
   if (g && !running()) items.push(h("p", {}, h("a", { href: `/games/${g.id}/` }, "Last game's details")));
   ui.info.replaceChildren(...items);
+}
+
+/** The other people still playing their seats in the running game (they vote on abandoning it). */
+function otherPeople() {
+  const g = game();
+  if (!running()) return [];
+  return g.players.filter((p) => p.kind === "human" && p.standin !== "left" && p.seat !== view.you.game_seat)
+    .map((p) => p.seat);
+}
+
+/** A request to abandon the game: the others agree or refuse; everyone sees who answered. */
+function renderVote() {
+  const vote = running() ? game().abandon_vote : null;
+  const left = vote ? vote.until - (Date.now() + clockOffset) : 0;
+  clearTimeout(voteTimer);
+  if (!vote || left <= 0) {
+    ui.vote.hidden = true;
+    ui.vote.replaceChildren();
+    return;
+  }
+  voteTimer = setTimeout(renderVote, Math.min(left + 50, 2 ** 31 - 1));
+  const me = view.you.game_seat;
+  const asker = vote.by === me ? "You" : vote.by_name;
+  const waiting = vote.voters.filter((s) => !vote.agreed.includes(s));
+  const parts = [];
+  if (vote.refused_by !== null && vote.refused_by !== undefined) {
+    parts.push(h("p", { class: "vote-text" },
+      `${gameWho(vote.refused_by)} refused to abandon the game: it goes on.`));
+  } else {
+    parts.push(h("p", { class: "vote-text" }, `${asker} asked to abandon the game.`,
+      vote.agreed.length ? ` Agreed: ${vote.agreed.map(gameWho).join(", ")}.` : "",
+      waiting.length ? ` Waiting for ${waiting.map(gameWho).join(", ")}` : "",
+      ` (lapses in ${Math.ceil(left / 1000)} s).`));
+    if (me !== null && me !== undefined && waiting.includes(me)) {
+      parts.push(h("div", { class: "vote-actions" },
+        h("button", { type: "button", class: "button button-small button-danger", "data-testid": "abandon-agree",
+          onclick: () => send({ type: "abandon_vote", agree: true }) }, "Agree: abandon"),
+        h("button", { type: "button", class: "button button-small", "data-testid": "abandon-refuse",
+          onclick: () => send({ type: "abandon_vote", agree: false }) }, "Refuse: play on")));
+    }
+  }
+  ui.vote.replaceChildren(...parts);
+  ui.vote.hidden = false;
 }
 
 /** Change the table's bot timeout (between games): a number field and Save. */
@@ -1248,5 +1298,19 @@ ui.hand.addEventListener("keydown", (event) => {
   next.focus();
   event.preventDefault();
 });
+
+// A private table's invitation link (its creator's panel): copy it with one click.
+for (const button of app.querySelectorAll("[data-copy-from]")) {
+  button.addEventListener("click", async () => {
+    const field = document.getElementById(button.dataset.copyFrom);
+    field.select();
+    try {
+      await navigator.clipboard.writeText(field.value);
+      toast("Invitation link copied.");
+    } catch {
+      toast("Copy the selected link (Ctrl+C): the browser did not allow copying here.");
+    }
+  });
+}
 
 render();
