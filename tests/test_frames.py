@@ -92,6 +92,7 @@ def test_a_nested_upload_is_a_400_that_stores_nothing():
     assert Game.objects.count() == before
 
 
+@pytest.mark.services
 def test_a_message_above_the_frame_limit_gets_a_clean_1009_close(tmp_path):
     """Under daphne the transport refuses it: a close handshake with 1009, not a dropped connection (1006)."""
     env = {"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3"), "JASSWEB_BOT_DELAY_MS": "0"}

@@ -13,12 +13,15 @@ import http.server
 import socket
 import threading
 
+import pytest
 import websockets
 
 from games.consumers import MAX_FRAME
 from tests.hostile_helpers import production_server
 from tests.test_remote_bots import Listener
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
+
+pytestmark = pytest.mark.services  # production-mode servers, Redis
 
 
 def hostile_urls(port: int, port6: int) -> list[str]:

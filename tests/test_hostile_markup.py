@@ -14,10 +14,13 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.test_consumers import play_as
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
+
+pytestmark = pytest.mark.services  # production-mode servers, Redis
 
 pytest_plugins = ["tests.browser_helpers"]
 

@@ -17,6 +17,7 @@ import string
 import time
 
 import httpx
+import pytest
 import websockets
 
 from games.engine import CARD_CODES
@@ -24,6 +25,8 @@ from games.records import check_record
 from tests.hostile_helpers import production_server
 from tests.test_consumers import play_as
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
+
+pytestmark = pytest.mark.services  # production-mode servers, Redis
 
 FRAMES = 10_000
 TYPES = [

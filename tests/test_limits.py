@@ -22,7 +22,7 @@ from tests.services import require_redis
 from tests.table_helpers import make_players
 from tests.ws_helpers import Client, close_all_clients
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]  # the real Redis cache
 
 
 @pytest.fixture(autouse=True)

@@ -61,13 +61,14 @@ def test_an_abandoned_game_logs_its_reason_and_a_refused_abandon_logs_nothing(ca
     with pytest.raises(service.ServiceError):
         service.abandon_game(table.pk, actor(sara))  # not seated: refused, nothing logged
     assert not events(caplog, "game_abandoned")
-    service.abandon_game(table.pk, actor(emil))
+    service.abandon_game(table.pk, actor(emil))  # a request to Nora: the game runs on, nothing logged yet
+    assert not events(caplog, "game_abandoned")
+    service.answer_abandon(table.pk, nora, agree=True)
     [abandoned] = events(caplog, "game_abandoned")
     assert (abandoned.table, abandoned.game, abandoned.players) == (table.pk, game.pk, [nora.pk, None, emil.pk, None])
-    assert abandoned.reason == "abandoned by a player"
-    assert (
-        abandoned.getMessage() == f"game {game.pk} abandoned at table {table.pk} after 0 moves: abandoned by a player"
-    )
+    reason = "Emil asked and the other players agreed"
+    assert abandoned.reason == reason
+    assert abandoned.getMessage() == f"game {game.pk} abandoned at table {table.pk} after 0 moves: {reason}"
 
 
 def test_a_remote_bots_fault_is_logged_with_its_bot_and_place_and_without_its_hand(caplog):
