@@ -13,10 +13,15 @@ from games.engine import (
     TRUMPS,
     Action,
     GameConfig,
+    GamePlan,
     GameState,
     IllegalActionError,
     RoundState,
+    hand_weis,
     iter_cards,
+    permute_mask,
+    weis_cards,
+    weis_points,
 )
 
 deals = st.permutations(range(36)).map(
@@ -127,3 +132,54 @@ def test_legal_cards_are_never_empty_and_always_held(hands, dealer, picks):
                 mask = state.legal_mask()
                 assert mask and mask & ~state.hands[state.player] == 0
                 assert [Action.card(c) for c in iter_cards(mask)] == state.legal_actions()
+
+
+# -- Weis and Stöck --------------------------------------------------------------------
+
+
+@given(
+    st.integers(0, 2**32),
+    st.sampled_from([STANDARD, FAIR]),
+    st.booleans(),
+    st.lists(st.integers(0, 1000), min_size=1, max_size=500),
+)
+def test_replaying_a_game_with_weis_reproduces_it_and_round_totals_add_weis_and_stoeck(seed, mode, multipliers, picks):
+    # Random legal actions include random Weis declarations and Stöck announcements (or none).
+    config = GameConfig(
+        mode=mode,
+        target=800,
+        round_count=4,
+        seed=seed,
+        multipliers=GameConfig.multipliers_from("classic" if multipliers else None),
+        weis=True,
+    )
+    game = GameState.new(config)
+    for pick in picks:
+        if game.over:
+            break
+        legal = game.current.legal_actions()
+        game = game.apply(game.player, legal[pick % len(legal)])
+    assert GameState.replay(config, game.actions()) == game
+    for rnd, (a, b) in zip(game.rounds, game.round_scores(), strict=True):
+        if rnd.is_over:
+            factor = config.multiplier(rnd.trump)
+            base = 257 if rnd.is_match else 157
+            assert a + b == (base + sum(rnd.weis_points()) + sum(rnd.stoeck_points())) * factor
+            weis_team = rnd.weis_team
+            assert weis_team == -1 or rnd.weis_points()[1 - weis_team] == 0
+    assert tuple(sum(s[t] for s in game.round_scores()) for t in (0, 1)) == game.scores
+
+
+@given(st.integers(0, 2**32), st.sampled_from([2, 4, 12]))
+def test_the_repeat_of_a_fair_deal_holds_the_same_weis(seed, round_count):
+    plan = GamePlan(GameConfig(mode=FAIR, round_count=round_count, seed=seed, weis=True))
+    for first, second in plan.pairs():
+        original, repeat = plan.deal(first), plan.deal(second)
+        for k in range(4):
+            # The player k places after forehand holds the same Weis in both, suits permuted.
+            before = hand_weis(original.hands[(original.forehand - k) % 4])
+            after = hand_weis(repeat.hands[(repeat.forehand - k) % 4])
+            assert sorted(map(weis_points, before)) == sorted(map(weis_points, after))
+            assert sorted(weis_cards(c) for c in after) == sorted(
+                permute_mask(weis_cards(c), repeat.permutation) for c in before
+            )
