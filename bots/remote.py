@@ -27,12 +27,13 @@ import json
 import random
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 import numpy as np
 
+from bots.base import server_move, with_stoeck
 from games.engine import CARD_CODES, PUSH, SEAT_NAMES, TRUMP_NAMES, TRUMPS, Action, Observation, RoundState, iter_cards
 from games.engine.fair import random_deal
 from games.hslu import (
@@ -289,7 +290,27 @@ async def ask_bot(
     timeout: float,
     rng: np.random.Generator,
 ) -> BotAnswer:
-    """Ask a remote bot for its move on ``obs``; a bad or missing answer becomes a random legal one."""
+    """Ask a remote bot for its move on ``obs``; a bad or missing answer becomes a random legal one.
+
+    At a table with Weis and Stöck the server declares the bot's Weis and announces its Stöck for it
+    (the HSLU interface has neither): those moves ask nothing, and the request never mentions them.
+    """
+    move = server_move(obs)
+    if move is not None:
+        return BotAnswer(move, 0.0, dialect)
+    answer = await _ask_bot(client, url, dialect, obs, jass_typ, timeout, rng)
+    return replace(answer, action=with_stoeck(obs, answer.action))
+
+
+async def _ask_bot(
+    client: httpx.AsyncClient,
+    url: str,
+    dialect: str,
+    obs: Observation,
+    jass_typ: str,
+    timeout: float,
+    rng: np.random.Generator,
+) -> BotAnswer:
     kind = "trump" if obs.trump < 0 else "card"
     body = encode_observation(obs, jass_typ)
     tries = [dialect] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
