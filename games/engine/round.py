@@ -355,6 +355,13 @@ class RoundState(NamedTuple):
         """Return the seat that took the ``index``-th action of ``actions()``."""
         return self.seated_actions()[index][0]
 
+    def stoeck_card(self) -> int:
+        """The card Stöck were announced with (played, or still to be played), or -1."""
+        if self.stoeck < 0:
+            return -1
+        played = self._stoeck_card()
+        return played if played >= 0 else self._stoeck_pending()
+
     def _stoeck_card(self) -> int:
         """The card Stöck were announced with, once played; -1 otherwise."""
         if self.stoeck < 0:

@@ -64,7 +64,8 @@ function showMessages(texts) {
 
 function lengthText(t) {
   const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  return t.multipliers ? `${length} · multipliers` : length;
+  const weis = t.weis ? `${length} · Weis & Stöck` : length;
+  return t.multipliers ? `${weis} · multipliers` : weis;
 }
 
 function seatItem(t, s) {

@@ -320,7 +320,8 @@ function focusTurn() {
 function lengthText() {
   const t = view.table;
   const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  return t.multipliers ? `${length} · multipliers` : length;
+  const weis = t.weis ? `${length} · Weis & Stöck` : length;
+  return t.multipliers ? `${weis} · multipliers` : weis;
 }
 
 function roundText(g) {
