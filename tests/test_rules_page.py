@@ -68,5 +68,5 @@ def test_the_rules_page_lists_every_weis_and_its_value_from_the_engine():
     for run, points in (("HA HK HQ", 20), ("HA HK HQ HJ", 50), ("HA HK HQ HJ H10", 100)):
         (code,) = hand_weis(mask_from_codes(run.split()))
         assert weis_points(code) == points and f'<td class="num">{points}</td>' in page
-    assert weis_points(hand_weis(mask_from_codes("DJ HJ SJ CJ".split()))[0]) == 200
-    assert weis_points(hand_weis(mask_from_codes("D9 H9 S9 C9".split()))[0]) == 150
+    assert weis_points(hand_weis(mask_from_codes(["DJ", "HJ", "SJ", "CJ"]))[0]) == 200
+    assert weis_points(hand_weis(mask_from_codes(["D9", "H9", "S9", "C9"]))[0]) == 150
