@@ -27,7 +27,7 @@ import json
 import random
 import socket
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -298,19 +298,6 @@ async def ask_bot(
     move = server_move(obs)
     if move is not None:
         return BotAnswer(move, 0.0, dialect)
-    answer = await _ask_bot(client, url, dialect, obs, jass_typ, timeout, rng)
-    return replace(answer, action=with_stoeck(obs, answer.action))
-
-
-async def _ask_bot(
-    client: httpx.AsyncClient,
-    url: str,
-    dialect: str,
-    obs: Observation,
-    jass_typ: str,
-    timeout: float,
-    rng: np.random.Generator,
-) -> BotAnswer:
     kind = "trump" if obs.trump < 0 else "card"
     body = encode_observation(obs, jass_typ)
     tries = [dialect] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
@@ -341,9 +328,10 @@ async def _ask_bot(
             break
         fault = _check_answer(obs, action)
         if fault is None:
-            return BotAnswer(action, exchange.latency, tried, dialect_confirmed=True)
+            return BotAnswer(with_stoeck(obs, action), exchange.latency, tried, dialect_confirmed=True)
         break
-    return BotAnswer(random_legal_action(obs, rng), time.monotonic() - started, tried, fault, confirmed)
+    action = with_stoeck(obs, random_legal_action(obs, rng))
+    return BotAnswer(action, time.monotonic() - started, tried, fault, confirmed)
 
 
 async def send_game_info(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games.engine import (
@@ -559,3 +561,26 @@ def test_the_observation_offers_the_viewers_announcements():
     assert state.observation(SOUTH).announcements() == []
     first = started(BASIC, HEARTS)
     assert first.observation(NORTH).legal_actions() == first.legal_actions()
+
+
+def test_in_fair_mode_the_round_point_advantage_counts_weis_and_stoeck():
+    config = GameConfig(mode="fair", round_count=4, seed=11, weis=True)
+    game = GameState.new(config)
+    rng = random.Random(4)
+    while not game.over:
+        state = game.current
+        offers = state.announcements()
+        if offers:  # everyone declares every Weis and announces Stöck
+            game = game.apply(game.player, offers[0])
+            continue
+        game = game.apply(game.player, rng.choice(state.legal_actions()))
+    scores = game.round_scores()
+    extras = [sum(r.weis_points()) + sum(r.stoeck_points()) for r in game.rounds]
+    assert any(extras), "the seed deals Weis or Stöck"
+    rpa = game.round_point_advantages()
+    for first, second in game.plan.pairs():
+        start1, start2 = game.rounds[first].forehand_seat % 2, game.rounds[second].forehand_seat % 2
+        assert rpa[first] == scores[first][start1] - scores[second][start2] == -rpa[second]
+        for index in (first, second):
+            rnd = game.rounds[index]
+            assert sum(scores[index]) == (257 if rnd.is_match else 157) + extras[index]
