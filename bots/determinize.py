@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bots.rules import DECLARER_CARDS
+from bots.rules import DECLARER_CARDS, place_shown_weis
 from bots.rules import excluded_cards as rules_excluded_cards
 from games.engine import FULL_DECK, SEATS, Observation, cards_of
 
@@ -41,6 +41,7 @@ def possible_cards(obs: Observation) -> list[int]:
     unseen = unseen_cards(obs)
     excluded = excluded_cards(obs)
     possible = [unseen & ~excluded[seat] if obs.hand_sizes[seat] else 0 for seat in SEATS]
+    place_shown_weis(obs, possible)
     possible[obs.viewer] = obs.hand
     return possible
 

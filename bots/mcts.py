@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from bots import inference
-from bots.base import Bot
+from bots.base import Bot, server_move, with_stoeck
 from bots.determinize import Sampler
 from bots.inference import pick_deals
 from bots.rollout import (
@@ -49,8 +49,20 @@ from bots.rollout import (
     seed_state,
 )
 from bots.rules import PUSH_THRESHOLD, RuleBot, trump_scores
-from games.engine import PUSH, TRUMPS, Action, Observation, iter_cards, next_seat, partner_of
+from games.engine import (
+    PUSH,
+    STOECK_POINTS,
+    TRUMPS,
+    Action,
+    Observation,
+    hand_weis,
+    iter_cards,
+    next_seat,
+    partner_of,
+    stoeck_cards,
+)
 from games.engine.rules import MATCH_BONUS, ROUND_POINTS
+from games.engine.weis import scoring_team, team_weis_points
 
 VALUE_SCALE = ROUND_POINTS + MATCH_BONUS  # a point difference of +-257 maps to 1 and 0
 DELIVERY_RESERVE_S = 0.1  # a live search stops this long before its deadline, for storing and sending the move
@@ -208,8 +220,8 @@ class MCTSBot(Bot):
         At least one deal is always searched, so a late call still answers
         with a searched move, just a shallower one.
         """
-        legal = obs.legal_actions()
-        if len(legal) <= 1:
+        legal = [action for action in obs.legal_actions() if not action.is_announcement]
+        if len(legal) <= 1 or server_move(obs) is not None:
             return self.act(obs, rng)
         if not _compiled:
             # The kernels are still being compiled (seconds, the first time after an install): a live
@@ -217,7 +229,7 @@ class MCTSBot(Bot):
             return _STAND_IN.act(obs, rng)
         if obs.trump < 0:
             return Action.trump(self._choose_trump(obs, rng, deadline))
-        return Action.card(self._choose_card(obs, rng, deadline))
+        return with_stoeck(obs, Action.card(self._choose_card(obs, rng, deadline)))
 
     def _deadline(self, deadline: float | None) -> float:
         """The ``time.time()`` at which to stop: shortly before the caller's deadline (the move still has
@@ -316,6 +328,11 @@ class MCTSBot(Bot):
                     row, self.trump_iterations, self.exploration, self.playout_randomness, kernel_rng, visits, values
                 )
                 deal_values[trump] = _best_child_value(visits, values)
+                if obs.shown_weis is not None:
+                    # The searches play the cards; Weis and Stöck of this deal come on top.
+                    extra = weis_and_stoeck(hands, trump, forehand)
+                    team = forehand % 2
+                    deal_values[trump] += (extra[team] - extra[1 - team]) / (2.0 * VALUE_SCALE)
                 totals[trump] += deal_values[trump]
             self.last_iterations += self.trump_iterations * len(TRUMPS)
             if may_push:
@@ -329,6 +346,20 @@ class MCTSBot(Bot):
         if may_push:
             result[PUSH] = push_total / deals
         return result
+
+
+def weis_and_stoeck(hands: tuple[int, int, int, int], trump: int, forehand: int) -> tuple[int, int]:
+    """What each team would score in Weis and Stöck with these hands and trump, everyone declaring all."""
+    declared = [hand_weis(hand) for hand in hands]
+    team = scoring_team(declared, trump, forehand)
+    points = [0, 0]
+    if team >= 0:
+        points[team] += team_weis_points(declared, team)
+    pair = stoeck_cards(trump)
+    for seat, hand in enumerate(hands):
+        if pair and hand & pair == pair:
+            points[seat % 2] += STOECK_POINTS
+    return (points[0], points[1])
 
 
 class MCTSStrongBot(MCTSBot):

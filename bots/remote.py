@@ -33,6 +33,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 import numpy as np
 
+from bots.base import server_move, with_stoeck
 from games.engine import CARD_CODES, PUSH, SEAT_NAMES, TRUMP_NAMES, TRUMPS, Action, Observation, RoundState, iter_cards
 from games.engine.fair import random_deal
 from games.hslu import (
@@ -336,7 +337,14 @@ async def ask_bot(
     timeout: float,
     rng: np.random.Generator,
 ) -> BotAnswer:
-    """Ask a remote bot for its move on ``obs``; a bad or missing answer becomes a random legal one."""
+    """Ask a remote bot for its move on ``obs``; a bad or missing answer becomes a random legal one.
+
+    At a table with Weis and Stöck the server declares the bot's Weis and announces its Stöck for it
+    (the HSLU interface has neither): those moves ask nothing, and the request never mentions them.
+    """
+    move = server_move(obs)
+    if move is not None:
+        return BotAnswer(move, 0.0, dialect)
     kind = "trump" if obs.trump < 0 else "card"
     body = encode_observation(obs, jass_typ)
     tries = [dialect] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
@@ -367,9 +375,10 @@ async def ask_bot(
             break
         fault = _check_answer(obs, action)
         if fault is None:
-            return BotAnswer(action, exchange.latency, tried, dialect_confirmed=True)
+            return BotAnswer(with_stoeck(obs, action), exchange.latency, tried, dialect_confirmed=True)
         break
-    return BotAnswer(random_legal_action(obs, rng), time.monotonic() - started, tried, fault, confirmed)
+    action = with_stoeck(obs, random_legal_action(obs, rng))
+    return BotAnswer(action, time.monotonic() - started, tried, fault, confirmed)
 
 
 async def send_game_info(

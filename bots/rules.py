@@ -20,12 +20,14 @@ from games.engine import (
     NINE,
     PUSH,
     SEATS,
+    STOECK_POINTS,
     SUIT_MASKS,
     SUITS,
     TRUMPS,
     Observation,
     iter_cards,
     partner_of,
+    stoeck_cards,
 )
 from games.engine.rules import LAST_TRICK_BONUS, WIN_RANK
 
@@ -154,6 +156,7 @@ class _Knowledge:
         self.remaining = FULL_DECK & ~obs.played_mask & ~obs.hand
         excluded = excluded_cards(obs)
         possible = [self.remaining & ~excluded[seat] if seat != self.me and self.sizes[seat] else 0 for seat in SEATS]
+        place_shown_weis(obs, possible)
         # A seat whose possible cards just fill its hand holds exactly those: nobody else can.
         for _ in range(2):
             for seat in SEATS:
@@ -265,6 +268,34 @@ class _Knowledge:
             return 0.0
         others = EXPECTED_OTHER_CARDS + (TRUMP_KEEP_EXTRA if card // 9 == self.trump else 0)
         return chance * (CARD_POINTS[self.trump][card] + others)
+
+
+def place_shown_weis(obs: Observation, possible: list[int]) -> None:
+    """Give each seat the unplayed cards of its shown Weis (``possible``: per seat, the cards it may hold).
+
+    At a table with Weis the scoring team's Weis are shown after the first trick: those cards are
+    known to be in their holder's hand, and in nobody else's.
+    """
+    if obs.shown_weis is None:
+        return
+    for seat in SEATS:
+        if seat == obs.viewer:
+            continue
+        known = obs.shown_cards(seat)
+        if known:
+            for other in SEATS:
+                if other != seat:
+                    possible[other] &= ~known
+            possible[seat] |= known
+
+
+def stoeck_bonus(obs: Observation) -> tuple[float, ...]:
+    """Per trump, what Stöck in the hand add to its score (at a table with Weis and Stöck)."""
+    if obs.shown_weis is None:
+        return (0.0,) * len(TRUMPS)
+    return tuple(
+        float(STOECK_POINTS) if t in SUITS and obs.hand & stoeck_cards(t) == stoeck_cards(t) else 0.0 for t in TRUMPS
+    )
 
 
 def excluded_cards(obs: Observation) -> list[int]:
@@ -424,7 +455,8 @@ class RuleBot(Bot):
     description = "Scores its hand to pick a trump; draws trumps, cashes Bocks, gives points to its partner."
 
     def choose_trump(self, obs: Observation, rng: np.random.Generator) -> int:
-        scores = trump_scores(obs.hand)
+        # Stöck are 20 points for the team with King and Queen of trump (the score is on a points scale).
+        scores = [score + bonus for score, bonus in zip(trump_scores(obs.hand), stoeck_bonus(obs), strict=True)]
         best = max(TRUMPS, key=lambda t: scores[t])
         if obs.forehand == -1 and scores[best] < PUSH_THRESHOLD:
             return PUSH

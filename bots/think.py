@@ -122,12 +122,17 @@ def observation_to_data(obs: Observation) -> list:
         list(obs.points),
         obs.hand,
         list(obs.hand_sizes),
+        None if obs.shown_weis is None else [list(codes) for codes in obs.shown_weis],
+        None if obs.announced_weis is None else [list(points) for points in obs.announced_weis],
+        obs.weis_team,
+        obs.stoeck,
     ]
 
 
 def observation_from_data(data: list) -> Observation:
     """The observation ``observation_to_data`` wrote."""
-    viewer, dealer, player, trump, forehand, leader, trick, tricks, points, hand, sizes = data
+    viewer, dealer, player, trump, forehand, leader, trick, tricks, points, hand, sizes, *weis = data
+    shown, announced, weis_team, stoeck = weis or (None, None, -1, -1)
     return Observation(
         viewer=viewer,
         dealer=dealer,
@@ -140,6 +145,10 @@ def observation_from_data(data: list) -> Observation:
         points=(points[0], points[1]),
         hand=hand,
         hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+        shown_weis=None if shown is None else tuple(tuple(codes) for codes in shown),
+        announced_weis=None if announced is None else tuple(tuple(points) for points in announced),
+        weis_team=weis_team,
+        stoeck=stoeck,
     )
 
 

@@ -255,6 +255,7 @@ def schedule(
     seed: int = 1,
     time_per_move: float | None = None,
     dialect: str = "auto",
+    weis: bool = False,
 ) -> list[ArenaGame]:
     """The games of a match. Team A sits North/South in even games and East/West in odd ones."""
     return [
@@ -263,7 +264,7 @@ def schedule(
             team_a=team_a,
             team_b=team_b,
             a_side=i % 2,
-            config=GameConfig(mode=mode, target=target, round_count=rounds, seed=seed * 100_003 + i),
+            config=GameConfig(mode=mode, target=target, round_count=rounds, seed=seed * 100_003 + i, weis=weis),
             time_per_move=time_per_move,
             dialect=dialect,
         )

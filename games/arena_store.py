@@ -12,7 +12,7 @@ from games.engine import FAIR, Action, GamePlan, GameState
 from games.hslu import encode_round
 from games.models import Action as ActionRow
 from games.models import Game
-from games.records import TRUMP_KEYS, import_record
+from games.records import TRUMP_KEYS, import_record, weis_record
 from games.states import load as load_state
 
 
@@ -45,6 +45,8 @@ def outcome_record(outcome: GameOutcome, game: ArenaGame) -> dict[str, Any]:
         "faults": outcome.faults,
         "rounds": [encode_round(rnd) for rnd in state.rounds],
     }
+    if config.weis:
+        record |= weis_record(state)
     return record
 
 

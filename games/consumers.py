@@ -76,6 +76,13 @@ def _text_field(content: dict[str, Any], key: str) -> str:
     return value
 
 
+def _card_field(content: dict[str, Any], kind: str) -> str:
+    card = content.get("card")
+    if not isinstance(card, str) or card not in CARD_CODES:
+        raise ServiceError("bad_action", f"'{kind}' needs a card code like 'HA' in 'card', got {card!r:.20}")
+    return card
+
+
 async def _guard(url: str) -> None:
     """Refuse a bot URL whose form is wrong or whose address the private-address guard forbids."""
     try:
@@ -306,8 +313,9 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self._actor()
         await database_sync_to_async(service.answer_abandon)(self.table_id, self.player, agree)
 
-    async def _move(self, content: dict[str, Any], action: Action) -> None:
-        """A person's move, for the seat this connection's view says they play (the service checks it)."""
+    async def _move(self, content: dict[str, Any], action: Action | list[Action]) -> None:
+        """A person's move (or moves in a row), for the seat this connection's view says they play (the
+        service checks it)."""
         seq = _int_field(content, "seq")
         if self.player is None:
             raise ServiceError("not_seated", "you have no seat here: choose a nickname or sign in, then take a seat")
@@ -320,6 +328,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             raise ServiceError("not_seated", "you do not play in this game")
         if "seat" in content and content["seat"] != seat:
             raise ServiceError("not_your_seat", f"you play seat {seat}, not {content['seat']!r:.10}")
+        if isinstance(action, list):
+            await database_sync_to_async(service.submit_moves)(
+                meta["id"], seat, action, actor=actor, expected_seq=seq, table_id=self.table_id
+            )
+            return
         await database_sync_to_async(service.submit)(
             meta["id"], seat, action, actor=actor, expected_seq=seq, table_id=self.table_id
         )
@@ -350,10 +363,26 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await self._move(content, action)
 
     async def on_play_card(self, content: dict[str, Any]) -> None:
-        card = content.get("card")
-        if not isinstance(card, str) or card not in CARD_CODES:
-            raise ServiceError("bad_action", f"'play_card' needs a card code like 'HA' in 'card', got {card!r:.20}")
-        await self._move(content, Action.card(card))
+        card = _card_field(content, "play_card")
+        stoeck = content.get("stoeck", False)
+        if not isinstance(stoeck, bool):
+            raise ServiceError("bad_action", f"'stoeck' is true (Stöck with this card) or false, got {stoeck!r:.20}")
+        await self._move(content, [Action.stoeck(card), Action.card(card)] if stoeck else Action.card(card))
+
+    async def on_announce_stoeck(self, content: dict[str, Any]) -> None:
+        """Stöck, said before the card they come with (which must then be played)."""
+        await self._move(content, Action.stoeck(_card_field(content, "announce_stoeck")))
+
+    async def on_declare_weis(self, content: dict[str, Any]) -> None:
+        """One tap declares one or more Weis (codes as the table offers them), before one's first card."""
+        codes = content.get("weis")
+        if not isinstance(codes, list) or not 1 <= len(codes) <= 9:
+            raise ServiceError("bad_action", "'declare_weis' needs a list of one to nine Weis codes in 'weis'")
+        try:
+            actions = [Action.weis(code) for code in codes]
+        except InvalidActionError as exc:
+            raise ServiceError("bad_action", str(exc)) from None
+        await self._move(content, actions)
 
     async def on_resync(self, content: dict[str, Any]) -> None:
         await self.resync()
@@ -375,6 +404,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         "abandon_vote": on_abandon_vote,
         "choose_trump": on_choose_trump,
         "play_card": on_play_card,
+        "declare_weis": on_declare_weis,
+        "announce_stoeck": on_announce_stoeck,
         "resync": on_resync,
         "ping": on_ping,
         "back": on_back,

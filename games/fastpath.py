@@ -29,6 +29,7 @@ _GAME_COLUMNS = (
     "target",
     "round_count",
     "multipliers",
+    "weis",
     "turn_clock_s",
     "round_pause_s",
     "standin_bot",

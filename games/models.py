@@ -62,6 +62,7 @@ class Table(models.Model):
     target = models.PositiveIntegerField(default=1000)
     round_count = models.PositiveSmallIntegerField(default=12)
     multipliers = models.BooleanField(default=False)
+    weis = models.BooleanField(default=False)  # Weis and Stöck (docs/rules.md): off keeps the HSLU game
     bot_delay_ms = models.PositiveIntegerField(default=800)
     bot_timeout_s = models.PositiveSmallIntegerField(default=5)  # remote bots: seconds per answer (1..30)
     created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -99,6 +100,7 @@ class Table(models.Model):
             round_count=self.round_count,
             multipliers=GameConfig.multipliers_from("classic" if self.multipliers else None),
             seed=seed,
+            weis=self.weis,
         )
 
     def __str__(self) -> str:
@@ -139,6 +141,7 @@ class Game(models.Model):
     target = models.PositiveIntegerField(null=True, blank=True)  # standard mode
     round_count = models.PositiveSmallIntegerField(null=True, blank=True)  # fair mode
     multipliers = models.JSONField(null=True, blank=True)  # six factors (D H S C O U), or null when off
+    weis = models.BooleanField(default=False)  # played with Weis and Stöck
     seed = models.BigIntegerField()
     fair_schedule = models.JSONField(null=True, blank=True)  # the thesis' list d
     deals = models.JSONField(default=list)  # one entry per round dealt so far (see deal_to_json)
@@ -175,6 +178,7 @@ class Game(models.Model):
             round_count=self.round_count if self.mode == FAIR else 12,
             multipliers=tuple(self.multipliers) if self.multipliers else None,
             seed=self.seed,
+            weis=self.weis,
         )
 
     def plan(self) -> GamePlan:
@@ -233,7 +237,8 @@ class Action(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
     seq = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=5)  # "trump" (0..5, 10 = push) or "card" (0..35)
+    # "trump" (0..5, 10 = push), "card" (0..35); at Weis tables "weis" (a Weis code) and "stoeck" (the card)
+    kind = models.CharField(max_length=6)
     value = models.PositiveSmallIntegerField()
     latency_ms = models.PositiveIntegerField(null=True, blank=True)  # a bot's thinking or answer time
     standin = models.BooleanField(default=False)  # played by a stand-in bot for the seat's person

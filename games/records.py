@@ -36,12 +36,20 @@ from games.engine import (
     JassError,
     RoundState,
     check_schedule,
+    codes_of,
+    hand_weis,
+    mask_of,
     next_seat,
     repeat_hands,
+    stoeck_cards,
+    weis_cards,
+    weis_name,
+    weis_points,
 )
 from games.engine import Action as EngineAction
 from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.game import MAX_TARGET
+from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
 from games.hslu import decode_round, encode_round
 from games.models import Action, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
 from games.service import load_state
@@ -122,7 +130,39 @@ def game_record(game: Game) -> dict[str, Any]:
     record["created_at"] = game.created_at.isoformat()
     record["finished_at"] = game.finished_at.isoformat() if game.finished_at else None
     record["rounds"] = [encode_round(rnd) for rnd in state.rounds]
+    if state.config.weis:
+        record |= weis_record(state)
     return record
+
+
+def weis_record(state: GameState) -> dict[str, Any]:
+    """A Weis game's keys of its record: the option, and per round (beside its HSLU log, which has no
+    place for them) the Weis each seat declared, who scored them, and the Stöck."""
+    return {"weis": True, "weis_rounds": [_weis_round(rnd) for rnd in state.rounds]}
+
+
+def _weis_round(rnd: RoundState) -> dict[str, Any]:
+    card = rnd.stoeck_card()
+    return {
+        "weis": [
+            {"seat": seat, "cards": codes_of(weis_cards(code)), "points": weis_points(code), "name": weis_name(code)}
+            for seat in range(4)
+            for code in rnd.declared[seat]
+        ],
+        "weis_team": rnd.weis_team if rnd.weis_team >= 0 else None,
+        "weis_points": sum(rnd.weis_points()),
+        "stoeck": {"seat": rnd.stoeck, "card": CARD_CODES[card]} if rnd.stoeck >= 0 else None,
+    }
+
+
+ROUND_LOGS_NOTE = "Weis and Stöck are left out: jass-kit round logs have no place for them"
+
+
+def round_logs(game: Game) -> tuple[list[dict[str, Any]], str | None]:
+    """The game as bare jass-kit round logs (``GameState.to_json`` per round), and a note of what they
+    leave out (a Weis game's Weis and Stöck), or None."""
+    state = load_state(game)
+    return [encode_round(rnd) for rnd in state.rounds], ROUND_LOGS_NOTE if game.weis else None
 
 
 # -- import: the checked record ----------------------------------------------------
@@ -240,6 +280,7 @@ def _check(data: object) -> CheckedRecord:
     config = _config(doc, mode, schedule)
 
     decoded = [_decode_round(number, log) for number, log in enumerate(rounds, start=1)]
+    decoded = _with_weis(doc, decoded, config.weis)
     for index, rnd in enumerate(decoded[:-1]):
         if not rnd.is_over:
             raise RecordError(
@@ -255,6 +296,8 @@ def _check(data: object) -> CheckedRecord:
     except InvalidConfigError as exc:  # the checks above should have said it more precisely
         raise RecordError(str(exc)) from None
     state, moves = _replay(config, plan, decoded)
+    if config.weis:
+        _check_weis_results(doc, state)
 
     _check_points(doc, state)
     status = _status(doc, state)
@@ -338,6 +381,7 @@ def _config(doc: dict[str, Any], mode: str, schedule: tuple[int, ...] | None) ->
             round_count=len(schedule) if schedule is not None else 12,
             multipliers=_multipliers(doc.get("multipliers")),
             seed=seed,
+            weis=_weis_option(doc),
         )
     except InvalidConfigError as exc:
         raise RecordError(str(exc)) from None
@@ -482,15 +526,19 @@ def _replay(config: GameConfig, plan: GamePlan, rounds: Sequence[RoundState]) ->
     moves: list[Move] = []
     ended: tuple[int, int] | None = None  # (round, trick) where the game ended, 0-based
     for index, rnd in enumerate(rounds):
-        actions = rnd.actions()
-        decisions = len(actions) - rnd.cards_played
-        for number, action in enumerate(actions):
-            where = _place(index, number, decisions)
+        seated = rnd.seated_actions()
+        decisions = (rnd.forehand == 0) + (rnd.trump >= 0)
+        number = 0  # actions other than Weis and Stöck: decisions, then cards
+        for seat, action in seated:
+            trick = len(state.current.tricks)
+            if action.is_announcement:
+                where = _announcement_place(index, trick, seat, action)
+            else:
+                where = _place(index, number, decisions)
+                number += 1
             if state.over:
                 assert ended is not None
                 raise RecordError(f"{where}: the game is already over: {_ending(state, *ended)}; nothing may follow")
-            seat = rnd.seat_of_action(number)
-            trick = len(state.current.tricks)
             try:
                 state = state.apply(seat, action)
             except JassError as exc:  # decode_round replayed the round alone; this should not happen
@@ -504,6 +552,12 @@ def _replay(config: GameConfig, plan: GamePlan, rounds: Sequence[RoundState]) ->
             f"round {len(state.rounds) + 1}: the game is already over: {_ending(state, *ended)}; nothing may follow"
         )
     return state, moves
+
+
+def _announcement_place(round_index: int, trick: int, seat: int, action: EngineAction) -> str:
+    """Where a Weis or Stöck is: ``round 3, trick 1, North's Weis Vierblatt HA-HJ`` (1-based)."""
+    what = f"Weis {weis_name(action.value)}" if action.kind == EngineAction.WEIS else "Stöck"
+    return f"round {round_index + 1}, trick {trick + 1}, {SEAT_NAMES[seat]}'s {what}"
 
 
 def _place(round_index: int, number: int, decisions: int) -> str:
@@ -522,6 +576,150 @@ def _ending(state: GameState, round_index: int, tricks: int) -> str:
             f" of round {round_index + 1} ({a}:{b})"
         )
     return f"all {state.config.round_count} rounds are played ({a}:{b})"
+
+
+# -- Weis and Stöck ----------------------------------------------------------------------
+
+
+def _weis_option(doc: dict[str, Any]) -> bool:
+    weis = _optional(doc, "weis", False)
+    if type(weis) is not bool:
+        raise RecordError(f"weis must be true (a game with Weis and Stöck) or false, got {weis!r:.20}")
+    if not weis and doc.get("weis_rounds"):
+        raise RecordError("weis_rounds are given but the record's 'weis' is not true: a game without Weis and Stöck")
+    return weis
+
+
+def _with_weis(doc: dict[str, Any], rounds: list[RoundState], weis: bool) -> list[RoundState]:
+    """The decoded rounds with the Weis and Stöck of the record's ``weis_rounds``, each checked against
+    its round's deal (the engine checks once more when it replays them)."""
+    if not weis:
+        return rounds
+    raw = _optional(doc, "weis_rounds", [{} for _ in rounds])
+    if not isinstance(raw, list):
+        raise RecordError(f"weis_rounds must be a list with one entry per round, got {_json_type(raw)}")
+    if len(raw) != len(rounds):
+        raise RecordError(f"weis_rounds has {len(raw)} entries but the record has {len(rounds)} rounds")
+    result = []
+    for index, (rnd, entry) in enumerate(zip(rounds, raw, strict=True)):
+        where = f"round {index + 1}"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where}: a round's Weis are an object with 'weis' and 'stoeck', got {entry!r:.60}")
+        dealt = rnd.starting_hands()
+        declared = _declared_weis(where, entry, dealt)
+        stoeck = _stoeck_seat(where, entry, rnd, dealt)
+        result.append(rnd._replace(declared=declared, stoeck=stoeck))
+    return result
+
+
+def _declared_weis(where: str, entry: dict[str, Any], dealt: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    raw = _optional(entry, "weis", [])
+    if not isinstance(raw, list) or len(raw) > 24:
+        raise RecordError(f"{where}: 'weis' must be a list of declared Weis, got {raw!r:.60}")
+    declared: list[list[int]] = [[], [], [], []]
+    for number, item in enumerate(raw, start=1):
+        place = f"{where}, Weis {number}"
+        if not isinstance(item, dict):
+            raise RecordError(f"{place}: a Weis is an object with 'seat' and 'cards', got {item!r:.60}")
+        seat = _index(item, "seat", place, 4, "a seat 0-3")
+        cards = item.get("cards")
+        if not isinstance(cards, list) or not all(isinstance(c, str) and c in _CARD_IDS for c in cards):
+            raise RecordError(f"{place}: 'cards' must be a list of card codes like 'HA', got {cards!r:.60}")
+        try:
+            mask = mask_of(_CARD_IDS[c] for c in cards)
+        except JassError as exc:
+            raise RecordError(f"{place}: {exc}") from None
+        who = SEAT_NAMES[seat]
+        code = _weis_code(mask)
+        if code is None:
+            raise RecordError(
+                f"{place}: {who}'s {' '.join(cards)} is not a Weis (three or more in sequence in one suit, or four"
+                " Aces, Kings, Queens, Jacks, Tens or Nines)"
+            )
+        if mask & ~dealt[seat]:
+            raise RecordError(
+                f"{place}: {who} declares {weis_name(code)} but was not dealt {' '.join(codes_of(mask & ~dealt[seat]))}"
+                f" ({who} was dealt {' '.join(codes_of(dealt[seat]))})"
+            )
+        if code not in hand_weis(dealt[seat]):
+            longer = next(c for c in hand_weis(dealt[seat]) if weis_cards(c) & mask == mask)
+            raise RecordError(
+                f"{place}: {who}'s {weis_name(code)} is part of the {weis_name(longer)} {who} was dealt, and a run"
+                " is one Weis"
+            )
+        points = item.get("points")
+        if points is not None and points != weis_points(code):
+            raise RecordError(f"{place}: {who}'s {weis_name(code)} is worth {weis_points(code)}, not {points!r:.20}")
+        if code in declared[seat]:
+            raise RecordError(f"{place}: {who} declares {weis_name(code)} twice")
+        declared[seat].append(code)
+    return tuple(tuple(codes) for codes in declared)
+
+
+def _weis_code(mask: int) -> int | None:
+    """The Weis whose cards are exactly ``mask``, or None."""
+    for rank in QUARTET_POINTS:
+        if weis_cards(QUARTET_BASE + rank) == mask:
+            return QUARTET_BASE + rank
+    length = mask.bit_count()
+    if length not in RUN_POINTS:
+        return None
+    top = (mask & -mask).bit_length() - 1
+    code = 100 * length + top
+    return code if top % 9 + length <= 9 and weis_cards(code) == mask else None
+
+
+def _stoeck_seat(where: str, entry: dict[str, Any], rnd: RoundState, dealt: tuple[int, ...]) -> int:
+    raw = entry.get("stoeck")
+    if raw is None:
+        return -1
+    place = f"{where}, Stöck"
+    if not isinstance(raw, dict):
+        raise RecordError(f"{place}: Stöck are an object with 'seat' and 'card', or null, got {raw!r:.60}")
+    seat = _index(raw, "seat", place, 4, "a seat 0-3")
+    pair = stoeck_cards(rnd.trump)
+    if not pair:
+        game_kind = "a round without trump" if rnd.trump < 0 else "Obe-Abe or Une-Ufe"
+        raise RecordError(f"{place}: there are no Stöck in {game_kind}")
+    if dealt[seat] & pair != pair:
+        raise RecordError(
+            f"{place}: {SEAT_NAMES[seat]} announces Stöck but was not dealt both {' and '.join(codes_of(pair))}"
+        )
+    card = raw.get("card")
+    announced = rnd._replace(stoeck=seat).stoeck_card()
+    if card is not None and card != CARD_CODES[announced]:
+        raise RecordError(
+            f"{place}: Stöck come with the second of {' and '.join(codes_of(pair))} {SEAT_NAMES[seat]} played,"
+            f" {CARD_CODES[announced]}, not {card!r:.10}"
+        )
+    return seat
+
+
+def _check_weis_results(doc: dict[str, Any], state: GameState) -> None:
+    """Who scored each round's Weis, and how much, as the record says and as the rules give."""
+    for index, (rnd, entry) in enumerate(zip(state.rounds, _optional(doc, "weis_rounds", []), strict=False)):
+        where = f"round {index + 1}"
+        team = rnd.weis_team if rnd.weis_team >= 0 else None
+        if "weis_team" in entry and entry["weis_team"] != team:
+            raise RecordError(
+                f"{where}: weis_team is {_team(entry['weis_team'])} but the Weis go to {_weis_winner_words(rnd)}"
+            )
+        points = sum(rnd.weis_points())
+        if entry.get("weis_points") is not None and entry["weis_points"] != points:
+            raise RecordError(f"{where}: weis_points is {entry['weis_points']!r:.20} but the Weis scored are {points}")
+
+
+def _weis_winner_words(rnd: RoundState) -> str:
+    if not rnd.tricks:
+        return "nobody yet (the first trick is not complete)"
+    if rnd.weis_team < 0:
+        return "nobody (no Weis declared)"
+    order = [(rnd.forehand_seat - k) % 4 for k in range(4)]  # play order of the first trick
+    best = max(
+        ((s, c) for s in range(4) for c in rnd.declared[s]),
+        key=lambda sc: rank_key(sc[1], rnd.trump, order.index(sc[0])),
+    )
+    return f"{_team(rnd.weis_team)}: {SEAT_NAMES[best[0]]}'s {weis_name(best[1])} is the best Weis"
 
 
 # -- result, status, seats, faults -----------------------------------------------------
@@ -773,6 +971,7 @@ def store_record(
             target=config.target,
             round_count=config.round_count,
             multipliers=config.multipliers is not None,
+            weis=config.weis,
             created_by=importer,
             private=bool(private),
             imported=True,
@@ -785,6 +984,7 @@ def store_record(
             target=config.target if config.mode == STANDARD else None,
             round_count=config.round_count if config.mode == FAIR else None,
             multipliers=list(config.multipliers) if config.multipliers else None,
+            weis=config.weis,
             seed=config.seed,
             fair_schedule=list(record.schedule) if record.schedule is not None else None,
             deals=[deal_to_json(deal) for deal in record.deals],

@@ -15,12 +15,24 @@ cards of that round have been played (0: the trump is chosen, nothing played).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
-from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
+from games.engine import (
+    CARD_CODES,
+    FAIR,
+    MATCH_BONUS,
+    STOECK_POINTS,
+    SUIT_LETTERS,
+    Action,
+    GameState,
+    RoundState,
+    codes_of,
+    team_of,
+)
 from games.models import Game, GameSeat, Player
 from games.service import load_state
-from games.snapshot import bot_label
+from games.snapshot import bot_label, weis_entry, weis_part
 
 
 def _cards_in_order(rnd: RoundState) -> list[tuple[int, int]]:
@@ -31,16 +43,52 @@ def _cards_in_order(rnd: RoundState) -> list[tuple[int, int]]:
 
 
 def _running_points(rnd: RoundState, factor: int) -> list[list[int]]:
-    """The round's points credited to each team after 0, 1, … cards (multiplier and match bonus in)."""
+    """The round's points credited to each team after 0, 1, … cards (multiplier and match bonus in; Weis
+    with the first trick, Stöck with the card they were announced with)."""
     running = [[0, 0]]
     totals = [0, 0]
+    stoeck_at = _stoeck_index(rnd)
     for number, trick in enumerate(rnd.tricks):
+        for position in range(3):
+            if 4 * number + position == stoeck_at:
+                totals[team_of(rnd.stoeck)] += STOECK_POINTS * factor
+            running.append(list(totals))
+        if 4 * number + 3 == stoeck_at:
+            totals[team_of(rnd.stoeck)] += STOECK_POINTS * factor
+        if number == 0 and rnd.weis_team >= 0:
+            totals[rnd.weis_team] += sum(rnd.weis_points()) * factor
         totals[team_of(trick.winner)] += trick.points * factor
         if number == 8 and rnd.is_match:
             totals[team_of(trick.winner)] += MATCH_BONUS * factor
-        running += [list(running[-1])] * 3 + [list(totals)]
-    running += [list(totals)] * len(rnd.trick)
+        running.append(list(totals))
+    for position in range(len(rnd.trick)):
+        if 4 * len(rnd.tricks) + position == stoeck_at:
+            totals[team_of(rnd.stoeck)] += STOECK_POINTS * factor
+        running.append(list(totals))
     return running
+
+
+def _stoeck_index(rnd: RoundState) -> int:
+    """The 0-based index (in play order) of the card Stöck were announced with, or -1."""
+    card = rnd.stoeck_card()
+    if card < 0:
+        return -1
+    order = [c for _, c in _cards_in_order(rnd)]
+    return order.index(card) if card in order else -1
+
+
+def _announcements(rnd: RoundState) -> list[dict[str, Any]]:
+    """The round's Weis and Stöck, each with the number of cards played before it (all shown: the game is over)."""
+    result = []
+    cards = 0
+    for seat, action in rnd.seated_actions():
+        if action.is_card:
+            cards += 1
+        elif action.kind == Action.WEIS:
+            result.append({"before_card": cards, "seat": seat, "weis": weis_entry(action.value)})
+        elif action.kind == Action.STOECK:
+            result.append({"before_card": cards, "seat": seat, "stoeck": CARD_CODES[action.value]})
+    return result
 
 
 def _seat_map(forehand: int, other_forehand: int) -> list[int]:
@@ -108,8 +156,10 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
     for index, rnd in enumerate(shown):
         deal = state.plan.deal(index)
         factor = state.config.multiplier(rnd.trump) if rnd.trump >= 0 else 1
-        decisions = len(rnd.actions()) - rnd.cards_played
-        first_card_seq = seq + decisions
+        seated = rnd.seated_actions()
+        card_seqs = [seq + k for k, (_, action) in enumerate(seated) if action.is_card]
+        decision_seqs = [seq + k for k, (_, action) in enumerate(seated) if action.kind == Action.TRUMP]
+        first_card_seq = card_seqs[0] if card_seqs else seq + len(seated)
         played = _cards_in_order(rnd)
         entry: dict[str, Any] = {
             "round": index + 1,
@@ -121,13 +171,13 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
             "multiplier": factor,
             "hands": [codes_of(hand) for hand in deal.hands],
             "cards": [
-                {"seat": seat, "card": CARD_CODES[card], "ms": latencies[first_card_seq + k]}
-                | ({"standin": True} if standins[first_card_seq + k] else {})
+                {"seat": seat, "card": CARD_CODES[card], "ms": latencies[card_seqs[k]]}
+                | ({"standin": True} if standins[card_seqs[k]] else {})
                 for k, (seat, card) in enumerate(played)
             ],
-            "decision_ms": [latencies[seq + k] for k in range(decisions)],
+            "decision_ms": [latencies[s] for s in decision_seqs],
             # Trump decisions a stand-in bot made for a person (by the decision's index in the round).
-            "decision_standins": [k for k in range(decisions) if standins[seq + k]],
+            "decision_standins": [k for k, s in enumerate(decision_seqs) if standins[s]],
             "tricks": [{"first": t.first, "winner": t.winner, "points": t.points * factor} for t in rnd.tricks],
             "running": _running_points(rnd, factor),
             "scores_before": list(before),
@@ -136,13 +186,16 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
             "complete": rnd.is_over,
             "faults": [],
         }
+        if rnd.declared is not None:
+            entry["weis"] = weis_part(rnd, factor, True)
+            entry["announcements"] = _announcements(rnd)
         for fault in faults_by_round.get(index, []):
             if fault.seq is None or fault.trick is None:
                 card = len(played)  # a failed game_info after the round
             elif fault.seq < first_card_seq:
                 card = 0  # in place of a trump decision
             else:
-                card = fault.seq - first_card_seq + 1  # the position right after the card played in its stead
+                card = bisect_right(card_seqs, fault.seq)  # the position right after the card played in its stead
             detail = fault.detail + (f" ({fault.hidden_detail})" if fault.hidden_detail else "")
             entry["faults"].append(
                 {"card": card, "seat": fault.seat, "kind": fault.kind, "detail": detail, "latency_ms": fault.latency_ms}
@@ -174,6 +227,7 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
         "target": game.target,
         "round_count": game.round_count,
         "multipliers": game.multipliers,
+        "weis": game.weis,
         "status": game.status,
         "points": list(state.scores),
         "winner": state.winner,

@@ -243,6 +243,7 @@ def create_table(
     target: int = 1000,
     round_count: int = 12,
     multipliers: bool = False,
+    weis: bool = False,
     private: bool = False,
     bot_delay_ms: int | None = None,
     bot_timeout_s: int = 5,
@@ -265,6 +266,7 @@ def create_table(
             target=target,
             round_count=round_count,
             multipliers=GameConfig.multipliers_from("classic" if multipliers else None),
+            weis=bool(weis),
         )
     except InvalidConfigError as exc:
         raise ServiceError("bad_options", str(exc)) from None
@@ -288,6 +290,7 @@ def create_table(
             target=table_config.target,
             round_count=table_config.round_count,
             multipliers=multipliers,
+            weis=table_config.weis,
             private=bool(private),
             bot_delay_ms=bot_delay_ms,
             bot_timeout_s=bot_timeout_s,
@@ -472,6 +475,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             target=config.target if config.mode == STANDARD else None,
             round_count=config.round_count if config.mode == FAIR else None,
             multipliers=list(config.multipliers) if config.multipliers else None,
+            weis=config.weis,
             seed=seed,
             fair_schedule=list(plan.schedule) if plan.schedule else None,
             deals=[deal_to_json(plan.deal(i)) for i in dealt],
@@ -611,6 +615,44 @@ def submit(
             _after_commit(table_id, watchers, change)
 
         transaction.on_commit(committed)
+    return after
+
+
+def submit_moves(
+    game_id: int,
+    seat: int,
+    actions: list[EngineAction],
+    *,
+    actor: Actor,
+    expected_seq: int | None,
+    table_id: int | None = None,
+) -> GameState:
+    """Several moves of one seat in a row: Weis declared with one tap, Stöck with their card.
+
+    All are checked on the game as it is before the first is stored, so a refused one changes
+    nothing; then each is stored as its own move (``submit``).
+    """
+    if not actions or not all(isinstance(a, EngineAction) for a in actions):
+        raise ServiceError("bad_action", "no moves given")
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise ServiceError("no_game", f"there is no game {game_id}")
+    if expected_seq is not None and expected_seq != game.action_count:
+        raise ServiceError(
+            "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
+        )
+    trial = states.load(game)
+    for action in actions:
+        try:
+            trial = trial.apply(_check_position(seat), action)
+        except IllegalActionError as exc:
+            raise ServiceError("not_your_turn" if trial.player != seat else "illegal", str(exc)) from None
+        except InvalidActionError as exc:
+            raise ServiceError("bad_action", str(exc)) from None
+    seq = game.action_count if expected_seq is None else expected_seq
+    after = trial
+    for offset, action in enumerate(actions):
+        after = submit(game_id, seat, action, actor=actor, expected_seq=seq + offset, table_id=table_id)
     return after
 
 

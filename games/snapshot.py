@@ -30,13 +30,18 @@ from games.engine import (
     FAIR,
     PUSH,
     TRUMPS,
+    Action,
     GameState,
     RoundState,
     Trick,
     codes_of,
     iter_cards,
     refusal,
+    stoeck_cards,
     team_of,
+    weis_cards,
+    weis_name,
+    weis_points,
 )
 from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table
 
@@ -61,9 +66,68 @@ def _previous_trick(state: GameState) -> dict[str, Any] | None:
     return None
 
 
+def weis_entry(code: int, shown: bool = True) -> dict[str, Any]:
+    """One declared Weis: its points, and (when the viewer may see its cards) what it is."""
+    if not shown:
+        return {"points": weis_points(code)}
+    return {"points": weis_points(code), "code": code, "name": weis_name(code), "cards": codes_of(weis_cards(code))}
+
+
+def weis_part(rnd: RoundState, factor: int, reveal: bool) -> dict[str, Any] | None:
+    """A round's Weis and Stöck for everyone: every declared Weis's points (said aloud), the cards of
+    those the scoring team showed (``reveal``: all of them, once the game is over), who scores them."""
+    if rnd.declared is None:
+        return None
+    shown = rnd.observation(None).shown_weis
+    return {
+        "declared": [
+            [weis_entry(code, reveal or code in shown[seat]) for code in codes]
+            for seat, codes in enumerate(rnd.declared)
+        ],
+        "team": rnd.weis_team,  # -1: not decided yet (first trick), or nobody declared
+        "points": list(rnd.weis_points()),
+        "stoeck": rnd.stoeck,  # the seat that announced Stöck, or -1
+        "stoeck_points": list(rnd.stoeck_points()),
+        "factor": factor,  # the round's multiplier, applied to Weis and Stöck as to cards
+    }
+
+
+def weis_rounds(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each round's Weis and Stöck of a game view, as lines to read (the result page)."""
+    rows = []
+    for r in view.get("rounds") or []:
+        weis = r.get("weis")
+        if weis is None:
+            continue
+        lines = []
+        for seat, entries in enumerate(weis["declared"]):
+            for entry in entries:
+                points = entry["points"]
+                shown = f"{entry['name']} ({points})" if "name" in entry else f"{points} (cards not shown)"
+                lines.append({"seat": seat, "text": shown, "scored": team_of(seat) == weis["team"]})
+        team = weis["team"]
+        rows.append(
+            {
+                "round": r["round"],
+                "lines": lines,
+                "team": team,
+                "points": sum(weis["points"]),
+                "stoeck": weis["stoeck"],
+                "factor": weis["factor"],
+            }
+        )
+    return rows
+
+
+def _factor(state: GameState, rnd: RoundState) -> int:
+    return state.config.multiplier(rnd.trump) if rnd.trump >= 0 else 1
+
+
 def _round_summary(index: int, rnd: RoundState, scores: tuple[int, int], state: GameState) -> dict[str, Any]:
     deal = state.plan.deal(index)
+    weis = weis_part(rnd, _factor(state, rnd), state.over)
     return {
+        **({"weis": weis} if weis else {}),
         "round": index + 1,
         "dealer": rnd.dealer,
         "trump": rnd.trump,
@@ -145,6 +209,8 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
         view["pause"] = pause
     if game.mode == FAIR:
         view["pairs"] = fair_pairs(state)
+    if state.config.weis:
+        view["weis"] = weis_part(rnd, _factor(state, rnd), state.over)
     return view
 
 
@@ -293,11 +359,22 @@ def private_part(state: GameState, seat: int) -> str:
     # card it names, which the page words in the viewer's deck (static/js/cards.js reasonText).
     refused = obs.hand & ~legal_mask if legal_mask else 0
     why = {CARD_CODES[c]: _reason(obs.hand, rnd.trick, rnd.trump, c) for c in iter_cards(refused)}
-    legal_trumps = [a.value for a in obs.legal_actions() if not a.is_card] if my_turn else []
-    return (
+    actions = obs.legal_actions() if my_turn else []
+    legal_trumps = [a.value for a in actions if a.kind == Action.TRUMP]
+    text = (
         f',"hand":{_dumps(codes_of(obs.hand))},"legal":{_dumps(legal)},"why_not":{_dumps(why)}'
         f',"legal_trumps":{_dumps(legal_trumps)}'
     )
+    if rnd.declared is None:
+        return text
+    # Weis and Stöck: what this seat may announce now, what it declared, and the Weis its hand was dealt.
+    offer = {
+        "weis": [weis_entry(a.value) for a in actions if a.kind == Action.WEIS],
+        "stoeck": next((CARD_CODES[a.value] for a in actions if a.kind == Action.STOECK), None),
+        "stoeck_pending": rnd.stoeck == seat and bool(obs.hand & stoeck_cards(rnd.trump)),
+        "declared": [weis_entry(code) for code in rnd.declared[seat]],
+    }
+    return text + f',"announce":{_dumps(offer)}'
 
 
 def _reason(hand: int, trick: tuple[int, ...], trump: int, card: int) -> dict[str, str]:
@@ -339,6 +416,7 @@ def _table_options(table: Table) -> dict[str, Any]:
         "target": table.target,
         "round_count": table.round_count,
         "multipliers": table.multipliers,
+        "weis": table.weis,
         "private": table.private,
         "rated": table.rated,
         "turn_clock_s": table.turn_clock_s,

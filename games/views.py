@@ -174,6 +174,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
             target=_int(request.POST.get("target"), 1000),
             round_count=_int(request.POST.get("round_count"), 12),
             multipliers=request.POST.get("multipliers") == "on",
+            weis=request.POST.get("weis") == "on",
             private=request.POST.get("private") == "on",
             bot_timeout_s=_int(request.POST.get("bot_timeout"), 5),
             turn_clock_s=_int(request.POST.get("turn_clock"), _default_clock()),
@@ -293,6 +294,7 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "pair_side": "you" if mine is not None else ("North & South"),
             "standin_label": snapshot.bot_label(game.standin_bot),
             "rating_changes": profiles.rating_changes(game),
+            "weis_rounds": snapshot.weis_rounds(view),
         },
     )
 
@@ -329,6 +331,24 @@ def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
     response = JsonResponse(records.game_record(game), json_dumps_params={"separators": (",", ":")})
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="jassweb-game-{game.pk}.json"'
+    return response
+
+
+def round_logs_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game as bare jass-kit round logs (``manage.py exportgame ID --round-logs``); a Weis game's
+    response says in a header that its Weis and Stöck are left out (the result page says it beside the link)."""
+    game, _ = _visible_game(request, game_id)
+    if game.status == Game.RUNNING:
+        return JsonResponse(
+            {"error": "running", "message": "the game is still running; its record opens when it is over"},
+            status=409,
+        )
+    logs, note = records.round_logs(game)
+    response = JsonResponse(logs, safe=False, json_dumps_params={"separators": (",", ":")})
+    if note:
+        response["X-Jassweb-Left-Out"] = note.replace("ö", "oe")  # headers are ASCII
+    if request.GET.get("download"):
+        response["Content-Disposition"] = f'attachment; filename="jassweb-game-{game.pk}-rounds.json"'
     return response
 
 

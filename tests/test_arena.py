@@ -149,3 +149,26 @@ def test_bad_arena_options_are_refused():
         arena("--team", "rules", "--team", "nobody")
     with pytest.raises(CommandError, match="even"):
         arena("--team", "rules", "--team", "random", "--rounds", "3")
+
+
+@pytest.mark.django_db
+def test_mcts_and_rules_play_weis_tables_and_the_stored_games_keep_their_weis():
+    # mcts-fast shares mcts-strong's code but for reading the others' play (the README's mcts-strong
+    # run covers that at Weis tables): this pins that the bots play Weis tables without error, not how well.
+    lines = arena(
+        "--team", "mcts-fast", "--team", "rules", "--games", "2", "--rounds", "2", "--workers", "1",
+        "--weis", "--seed", "7", "--store",
+    )  # fmt: skip
+    assert FINAL.match(lines[-1]), lines[-1]
+    assert any("Weis and Stöck" in line for line in lines)
+    assert any(line.startswith("reproduce: python manage.py arena") and "--weis" in line for line in lines)
+    games = list(Game.objects.filter(table__name__startswith="Arena: mcts-fast vs rules"))
+    assert len(games) == 2 and all(game.weis for game in games)
+    for game in games:
+        state = load_state(game)
+        assert state.over
+        for rnd in state.rounds:
+            # Both teams' bots declared every Weis they were dealt.
+            assert [sorted(d) for d in rnd.declared] == [sorted(rnd.held_weis(s)) for s in range(4)]
+    client = Client()
+    assert client.get(f"/games/{games[0].pk}/replay").status_code == 200

@@ -13,10 +13,15 @@ from games.engine import (
     TRUMPS,
     Action,
     GameConfig,
+    GamePlan,
     GameState,
     IllegalActionError,
     RoundState,
+    hand_weis,
     iter_cards,
+    permute_mask,
+    weis_cards,
+    weis_points,
 )
 
 deals = st.permutations(range(36)).map(
@@ -92,19 +97,37 @@ def test_replaying_the_action_list_reproduces_the_round(hands, dealer, decision,
         assert rebuilt == state
 
 
+@given(deals, st.integers(0, 3), choices)
+def test_legal_cards_are_never_empty_and_always_held(hands, dealer, picks):
+    for trump in TRUMPS:
+        for state in play(hands, dealer, trump, picks)[1:]:
+            if not state.is_over:
+                mask = state.legal_mask()
+                assert mask and mask & ~state.hands[state.player] == 0
+                assert [Action.card(c) for c in iter_cards(mask)] == state.legal_actions()
+
+
+# -- whole games, with and without Weis and Stöck ------------------------------------------
+
+
 @given(
     st.integers(0, 2**32),
     st.sampled_from([STANDARD, FAIR]),
     st.booleans(),
-    st.lists(st.integers(0, 1000), min_size=1, max_size=400),
+    st.booleans(),
+    st.lists(st.integers(0, 1000), min_size=1, max_size=500),
 )
-def test_replaying_a_games_actions_reproduces_it(seed, mode, multipliers, picks):
+def test_replaying_a_games_actions_reproduces_it_and_round_totals_are_157_or_257_with_weis_and_stoeck(
+    seed, mode, multipliers, weis, picks
+):
+    # With Weis, random legal actions include random Weis declarations and Stöck announcements (or none).
     config = GameConfig(
         mode=mode,
-        target=300,
+        target=800 if weis else 300,
         round_count=4,
         seed=seed,
         multipliers=GameConfig.multipliers_from("classic" if multipliers else None),
+        weis=weis,
     )
     game = GameState.new(config)
     for pick in picks:
@@ -115,15 +138,24 @@ def test_replaying_a_games_actions_reproduces_it(seed, mode, multipliers, picks)
     assert GameState.replay(config, game.actions()) == game
     for rnd, (a, b) in zip(game.rounds, game.round_scores(), strict=True):
         if rnd.is_over:
-            assert a + b in (157 * config.multiplier(rnd.trump), 257 * config.multiplier(rnd.trump))
+            factor = config.multiplier(rnd.trump)
+            base = 257 if rnd.is_match else 157
+            assert a + b == (base + sum(rnd.weis_points()) + sum(rnd.stoeck_points())) * factor
+            weis_team = rnd.weis_team
+            assert weis_team == -1 or rnd.weis_points()[1 - weis_team] == 0
     assert tuple(sum(s[t] for s in game.round_scores()) for t in (0, 1)) == game.scores
 
 
-@given(deals, st.integers(0, 3), choices)
-def test_legal_cards_are_never_empty_and_always_held(hands, dealer, picks):
-    for trump in TRUMPS:
-        for state in play(hands, dealer, trump, picks)[1:]:
-            if not state.is_over:
-                mask = state.legal_mask()
-                assert mask and mask & ~state.hands[state.player] == 0
-                assert [Action.card(c) for c in iter_cards(mask)] == state.legal_actions()
+@given(st.integers(0, 2**32), st.sampled_from([2, 4, 12]))
+def test_the_repeat_of_a_fair_deal_holds_the_same_weis(seed, round_count):
+    plan = GamePlan(GameConfig(mode=FAIR, round_count=round_count, seed=seed, weis=True))
+    for first, second in plan.pairs():
+        original, repeat = plan.deal(first), plan.deal(second)
+        for k in range(4):
+            # The player k places after forehand holds the same Weis in both, suits permuted.
+            before = hand_weis(original.hands[(original.forehand - k) % 4])
+            after = hand_weis(repeat.hands[(repeat.forehand - k) % 4])
+            assert sorted(map(weis_points, before)) == sorted(map(weis_points, after))
+            assert sorted(weis_cards(c) for c in after) == sorted(
+                permute_mask(weis_cards(c), repeat.permutation) for c in before
+            )

@@ -59,3 +59,16 @@ def test_a_card_is_drawn_with_the_markup_of_static_js_cards():
 @pytest.mark.parametrize("path", ["/", "/games/", "/rules/", "/accounts/login/"])
 def test_every_page_links_to_the_rules(path):
     assert 'href="/rules/"' in Client().get(path).content.decode()
+
+
+def test_the_rules_page_lists_every_weis_and_its_value_from_the_engine():
+    from games.engine import hand_weis, mask_from_codes, weis_points
+
+    page = Client().get("/rules/").content.decode()
+    assert 'id="weis"' in page and "Stöck" in page
+    # The values the page states are the engine's.
+    for run, points in (("HA HK HQ", 20), ("HA HK HQ HJ", 50), ("HA HK HQ HJ H10", 100)):
+        (code,) = hand_weis(mask_from_codes(run.split()))
+        assert weis_points(code) == points and f'<td class="num">{points}</td>' in page
+    assert weis_points(hand_weis(mask_from_codes(["DJ", "HJ", "SJ", "CJ"]))[0]) == 200
+    assert weis_points(hand_weis(mask_from_codes(["D9", "H9", "S9", "C9"]))[0]) == 150

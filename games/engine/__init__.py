@@ -30,6 +30,15 @@ from .rules import (
     trick_winner,
     why_not,
 )
+from .weis import (
+    STOECK_POINTS,
+    check_weis,
+    hand_weis,
+    stoeck_cards,
+    weis_cards,
+    weis_name,
+    weis_points,
+)
 
 __all__ = [
     *_cards_all,
@@ -50,11 +59,18 @@ __all__ = [
     "Observation",
     "PUSH_CODE",
     "ROUND_POINTS",
+    "STOECK_POINTS",
     "RoundState",
     "STANDARD",
     "TRUMP_ACTION_OFFSET",
     "Trick",
     "check_schedule",
+    "check_weis",
+    "hand_weis",
+    "stoeck_cards",
+    "weis_cards",
+    "weis_name",
+    "weis_points",
     "legal_cards",
     "legal_mask",
     "refusal",

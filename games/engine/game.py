@@ -24,6 +24,7 @@ from .fair import (
 )
 from .round import Action, Observation, RoundState
 from .rules import MATCH_BONUS, MULTIPLIER_PRESETS
+from .weis import STOECK_POINTS
 
 STANDARD = "standard"
 FAIR = "fair"
@@ -40,6 +41,7 @@ class GameConfig:
     round_count: int = 12  # fair mode: number of rounds (even)
     multipliers: tuple[int, int, int, int, int, int] | None = None  # per trump 0..5, None = off
     seed: int = 0
+    weis: bool = False  # Weis and Stöck (docs/rules.md): off keeps the game exactly the HSLU one
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -54,6 +56,8 @@ class GameConfig:
                 raise InvalidConfigError(f"multipliers must be six integers 1..10 (D H S C O U), got {m!r}")
         if type(self.seed) is not int or self.seed < 0:
             raise InvalidConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if type(self.weis) is not bool:
+            raise InvalidConfigError(f"weis must be True or False, got {self.weis!r}")
 
     @staticmethod
     def multipliers_from(value: str | Mapping[int | str, int] | None) -> tuple[int, ...] | None:
@@ -194,7 +198,7 @@ class GameState:
         elif plan.config != config:
             raise InvalidConfigError(f"the plan is for {plan.config!r}, not {config!r}")
         first = plan.deal(0)
-        return cls(config, plan, (RoundState.deal(first.hands, first.dealer),), (0, 0))
+        return cls(config, plan, (RoundState.deal(first.hands, first.dealer, config.weis),), (0, 0))
 
     @classmethod
     def replay(
@@ -230,45 +234,62 @@ class GameState:
 
     def _advance(self, before: RoundState, after: RoundState) -> GameState:
         rounds = self.rounds[:-1] + (after,)
-        if len(after.tricks) == len(before.tricks):
+        credits = self._credits(before, after)
+        if not credits:
             return GameState(self.config, self.plan, rounds, self.scores)
-        scores = self._credit(after)
-        if self.config.mode == STANDARD:
-            leader = max((0, 1), key=lambda team: scores[team])
-            if scores[leader] >= self.config.target:
-                return GameState(self.config, self.plan, rounds, scores, True, leader)
+        scores = self.scores
+        for team, points in credits:
+            # Credited one at a time, in the order of the rules (Stöck, Weis, the trick): a standard
+            # game ends at the first credit that takes a team to the target.
+            scores = (scores[0] + points, scores[1]) if team == 0 else (scores[0], scores[1] + points)
+            if self.config.mode == STANDARD and scores[team] >= self.config.target:
+                return GameState(self.config, self.plan, rounds, scores, True, team)
         if not after.is_over:
             return GameState(self.config, self.plan, rounds, scores)
         if self.config.mode == FAIR and len(rounds) == self.config.round_count:
             winner = None if scores[0] == scores[1] else (0 if scores[0] > scores[1] else 1)
             return GameState(self.config, self.plan, rounds, scores, True, winner)
         deal = self.plan.deal(len(rounds))
-        return GameState(self.config, self.plan, rounds + (RoundState.deal(deal.hands, deal.dealer),), scores)
+        next_round = RoundState.deal(deal.hands, deal.dealer, self.config.weis)
+        return GameState(self.config, self.plan, rounds + (next_round,), scores)
 
-    def _credit(self, after: RoundState) -> tuple[int, int]:
-        """Credit the trick just completed (and a match bonus with the ninth) to its winners."""
+    def _credits(self, before: RoundState, after: RoundState) -> list[tuple[int, int]]:
+        """What a move credits, in order, as (team, points): Stöck when announced; with the first
+        trick its Weis; with each trick its points (and a match bonus with the ninth)."""
+        credits = []
+        factor = self.config.multiplier(after.trump) if after.trump >= 0 else 1
+        if after.stoeck >= 0 and before.stoeck < 0:
+            credits.append((team_of(after.stoeck), STOECK_POINTS * factor))
+        if len(after.tricks) == len(before.tricks):
+            return credits
+        if len(after.tricks) == 1 and after.weis_team >= 0:
+            credits.append((after.weis_team, sum(after.weis_points()) * factor))
         trick = after.tricks[-1]
-        factor = self.config.multiplier(after.trump)
         won = trick.points + (MATCH_BONUS if after.is_match else 0)
-        team = team_of(trick.winner)
-        scores = list(self.scores)
-        scores[team] += won * factor
-        return (scores[0], scores[1])
+        credits.append((team_of(trick.winner), won * factor))
+        return credits
 
     def round_scores(self) -> list[tuple[int, int]]:
-        """The points each round credited to each team (multipliers and match bonus included)."""
+        """The points each round credited to each team (multipliers, match bonus, Weis and Stöck included).
+
+        A standard game that ended within a round (at the target) credited that round only up to the
+        moment it ended: its last entry is what was credited, not the whole round.
+        """
         result = []
         for rnd in self.rounds:
             factor = self.config.multiplier(rnd.trump) if rnd.trump >= 0 else 1
             a, b = rnd.score()
             result.append((a * factor, b * factor))
+        if self.over and self.config.mode == STANDARD and result:
+            before = (sum(r[0] for r in result[:-1]), sum(r[1] for r in result[:-1]))
+            result[-1] = (self.scores[0] - before[0], self.scores[1] - before[1])
         return result
 
     def actions(self) -> list[tuple[int, Action]]:
         """Return every ``(seat, action)`` of the game in order."""
         result = []
         for rnd in self.rounds:
-            result.extend((rnd.seat_of_action(i), a) for i, a in enumerate(rnd.actions()))
+            result.extend(rnd.seated_actions())
         return result
 
     def deal(self, index: int) -> Deal:

@@ -8,7 +8,7 @@ the fast path for search and replay of already-validated actions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -39,25 +39,48 @@ from .rules import (
     legal_mask_after,
     winning_card,
 )
+from .weis import (
+    STOECK_POINTS,
+    cards_of_weis,
+    check_weis,
+    hand_weis,
+    scoring_team,
+    stoeck_cards,
+    team_weis_points,
+    weis_name,
+    weis_points,
+)
 
 TRUMP_ACTION_OFFSET = 36  # action codes: cards 0..35, trumps 36..41, push 42
 PUSH_CODE = TRUMP_ACTION_OFFSET + 6
+STOECK_ACTION_OFFSET = 100  # Stöck announced with a card: 100..135
+WEIS_ACTION_OFFSET = 2000  # a Weis declared: 2000 + its code (2303..3005)
 _TRUMP_CONSTANTS = ("DIAMONDS", "HEARTS", "SPADES", "CLUBS", "OBE_ABE", "UNE_UFE")
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """A move: choosing a trump (0..5), pushing (trump 10) or playing a card (0..35)."""
+    """A move: choosing a trump (0..5), pushing (trump 10) or playing a card (0..35).
+
+    At a table with Weis and Stöck two announcements come before a card:
+    ``weis`` (a Weis code, see ``games.engine.weis``) in the first trick, and
+    ``stoeck`` (the King or Queen of trump about to be played as the second of
+    the two). They do not pass the turn on.
+    """
 
     kind: str
     value: int
 
     CARD = "card"
     TRUMP = "trump"
+    WEIS = "weis"
+    STOECK = "stoeck"
 
     def __post_init__(self) -> None:
-        if self.kind == Action.CARD:
+        if self.kind == Action.CARD or self.kind == Action.STOECK:
             check_card(self.value)
+        elif self.kind == Action.WEIS:
+            check_weis(self.value)
         elif self.kind == Action.TRUMP:
             if type(self.value) is not int or (self.value not in TRUMPS and self.value != PUSH):
                 raise InvalidActionError(f"not a trump code (0-5, or 10 to push): {self.value!r}")
@@ -79,9 +102,24 @@ class Action:
         """Return the action of pushing the trump choice to the partner."""
         return cls(cls.TRUMP, PUSH)
 
+    @classmethod
+    def weis(cls, code: int) -> Action:
+        """Return the action of declaring the Weis ``code`` (first trick, before one's card)."""
+        return cls(cls.WEIS, code)
+
+    @classmethod
+    def stoeck(cls, card: int | str) -> Action:
+        """Return the action of announcing Stöck with ``card``, the second of King and Queen of trump."""
+        return cls(cls.STOECK, card_from_code(card) if isinstance(card, str) else card)
+
     @property
     def is_card(self) -> bool:
         return self.kind == Action.CARD
+
+    @property
+    def is_announcement(self) -> bool:
+        """A Weis or Stöck: said before a card, the same player then moves again."""
+        return self.kind == Action.WEIS or self.kind == Action.STOECK
 
     @property
     def is_push(self) -> bool:
@@ -92,6 +130,10 @@ class Action:
         """A compact int for this action: card 0..35, trump 36..41, push 42."""
         if self.kind == Action.CARD:
             return self.value
+        if self.kind == Action.STOECK:
+            return STOECK_ACTION_OFFSET + self.value
+        if self.kind == Action.WEIS:
+            return WEIS_ACTION_OFFSET + self.value
         return PUSH_CODE if self.value == PUSH else TRUMP_ACTION_OFFSET + self.value
 
     @classmethod
@@ -103,16 +145,28 @@ class Action:
             return cls.push()
         if type(code) is int and TRUMP_ACTION_OFFSET <= code < PUSH_CODE:
             return cls(cls.TRUMP, code - TRUMP_ACTION_OFFSET)
-        raise InvalidActionError(f"not an action code (0-42): {code!r}")
+        if type(code) is int and STOECK_ACTION_OFFSET <= code < STOECK_ACTION_OFFSET + 36:
+            return cls(cls.STOECK, code - STOECK_ACTION_OFFSET)
+        if type(code) is int and code > WEIS_ACTION_OFFSET:
+            return cls(cls.WEIS, code - WEIS_ACTION_OFFSET)
+        raise InvalidActionError(f"not an action code (0-42, 100-135 Stöck, 2000+ Weis): {code!r}")
 
     def __str__(self) -> str:
         if self.kind == Action.CARD:
             return CARD_CODES[self.value]
+        if self.kind == Action.STOECK:
+            return f"Stöck {CARD_CODES[self.value]}"
+        if self.kind == Action.WEIS:
+            return f"Weis {weis_name(self.value)}"
         return TRUMP_NAMES[self.value]
 
     def __repr__(self) -> str:
         if self.kind == Action.CARD:
             return f"Action.card({CARD_CODES[self.value]!r})"
+        if self.kind == Action.STOECK:
+            return f"Action.stoeck({CARD_CODES[self.value]!r})"
+        if self.kind == Action.WEIS:
+            return f"Action.weis({self.value})"
         if self.value == PUSH:
             return "Action.push()"
         return f"Action.trump({_TRUMP_CONSTANTS[self.value]})"
@@ -155,12 +209,19 @@ class RoundState(NamedTuple):
     top: int  # card winning the current trick so far, -1 if empty
     tricks: tuple[Trick, ...]  # completed tricks
     points: tuple[int, int]  # card points won so far (incl. last-trick bonus)
+    # Weis and Stöck (a table option): the Weis codes each seat declared, in order; None when the
+    # table plays without them (then nothing below changes the round).
+    declared: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
+    stoeck: int = -1  # the seat that announced Stöck, -1 if nobody did (yet)
 
     # -- construction -------------------------------------------------------
 
     @classmethod
-    def deal(cls, hands: Sequence[int | Iterable[int]], dealer: int) -> RoundState:
-        """Start a round from four hands of nine cards (masks or card ids) and a dealer."""
+    def deal(cls, hands: Sequence[int | Iterable[int]], dealer: int, weis: bool = False) -> RoundState:
+        """Start a round from four hands of nine cards (masks or card ids) and a dealer.
+
+        ``weis``: the table plays with Weis and Stöck.
+        """
         if type(dealer) is not int or not 0 <= dealer < 4:
             raise InvalidActionError(f"not a seat (0-3): {dealer!r}")
         masks = tuple(h if type(h) is int else mask_of(h) for h in hands)
@@ -174,7 +235,8 @@ class RoundState(NamedTuple):
                 raise InvalidActionError(f"cards dealt twice: {codes_of(seen & mask)}")
             seen |= mask
         forehand_seat = next_seat(dealer)
-        return cls(dealer, masks, -1, -1, forehand_seat, forehand_seat, (), -1, (), (0, 0))
+        declared = ((), (), (), ()) if weis else None
+        return cls(dealer, masks, -1, -1, forehand_seat, forehand_seat, (), -1, (), (0, 0), declared, -1)
 
     # -- derived facts ------------------------------------------------------
 
@@ -209,12 +271,43 @@ class RoundState(NamedTuple):
         """True when the round is over and one team took all nine tricks."""
         return self.is_over and len({team_of(t.winner) for t in self.tricks}) == 1
 
+    @property
+    def weis_on(self) -> bool:
+        """The round is played with Weis and Stöck."""
+        return self.declared is not None
+
+    @property
+    def weis_team(self) -> int:
+        """The team that scores the Weis (decided with the first trick), or -1 (not yet, or nobody declared)."""
+        if self.declared is None or not self.tricks:
+            return -1
+        return scoring_team(self.declared, self.trump, self.forehand_seat)
+
+    def weis_points(self) -> tuple[int, int]:
+        """The Weis each team scored (0 before the first trick is complete)."""
+        team = self.weis_team
+        if team < 0:
+            return (0, 0)
+        points = team_weis_points(self.declared, team)
+        return (points, 0) if team == 0 else (0, points)
+
+    def stoeck_points(self) -> tuple[int, int]:
+        """The Stöck each team announced."""
+        if self.stoeck < 0:
+            return (0, 0)
+        return (STOECK_POINTS, 0) if self.stoeck % 2 == 0 else (0, STOECK_POINTS)
+
     def score(self) -> tuple[int, int]:
-        """Return the points of each team, including the match bonus once the round is over."""
+        """Return the points of each team: cards, the match bonus once the round is over, Weis and Stöck."""
         if self.is_match:
             team = team_of(self.tricks[0].winner)
-            return (self.points[0] + MATCH_BONUS, 0) if team == 0 else (0, self.points[1] + MATCH_BONUS)
-        return self.points
+            cards = (self.points[0] + MATCH_BONUS, 0) if team == 0 else (0, self.points[1] + MATCH_BONUS)
+        else:
+            cards = self.points
+        if self.declared is None:
+            return cards
+        weis, stoeck = self.weis_points(), self.stoeck_points()
+        return (cards[0] + weis[0] + stoeck[0], cards[1] + weis[1] + stoeck[1])
 
     def starting_hands(self) -> tuple[int, int, int, int]:
         """Return the four hands as dealt (masks)."""
@@ -228,26 +321,68 @@ class RoundState(NamedTuple):
 
     def actions(self) -> list[Action]:
         """Return the actions taken in this round, in order; replaying them from the deal rebuilds it."""
+        return [action for _, action in self.seated_actions()]
+
+    def seated_actions(self) -> list[tuple[int, Action]]:
+        """Return ``(seat, action)`` of every action taken in this round, in order."""
+        fh = self.forehand_seat
         actions = []
         if self.forehand == 0:
-            actions.append(Action.push())
+            actions.append((fh, Action.push()))
         if self.trump >= 0:
-            actions.append(Action.trump(self.trump))
-        for trick in self.tricks:
-            actions.extend(Action.card(card) for card in trick.cards)
-        actions.extend(Action.card(card) for card in self.trick)
+            actions.append((fh if self.forehand == 1 else partner_of(fh), Action.trump(self.trump)))
+        stoeck_card = self._stoeck_card()
+        played = [(t.first, t.cards) for t in self.tricks]
+        if self.trick:
+            played.append((self.leader, self.trick))
+        for trick_no, (first, cards) in enumerate(played):
+            for index, card in enumerate(cards):
+                seat = (first - index) % 4
+                if trick_no == 0 and self.declared is not None:
+                    actions.extend((seat, Action.weis(code)) for code in self.declared[seat])
+                if card == stoeck_card:
+                    actions.append((seat, Action.stoeck(card)))
+                actions.append((seat, Action.card(card)))
+        if not self.tricks and self.declared is not None and self.player >= 0 and self.trump >= 0:
+            # Weis declared by the player to move, who has not played yet.
+            actions.extend((self.player, Action.weis(code)) for code in self.declared[self.player])
+        if self.stoeck >= 0 and stoeck_card < 0:
+            # Stöck announced by the player to move, whose card is still to come.
+            actions.append((self.stoeck, Action.stoeck(self._stoeck_pending())))
         return actions
 
     def seat_of_action(self, index: int) -> int:
         """Return the seat that took the ``index``-th action of ``actions()``."""
-        fh = self.forehand_seat
-        decisions = (self.forehand == 0) + (self.trump >= 0)
-        if index < decisions:
-            return fh if index == 0 else partner_of(fh)
-        card_index = index - decisions
-        trick_no, position = divmod(card_index, 4)
-        first = self.tricks[trick_no].first if trick_no < len(self.tricks) else self.leader
-        return (first - position) % 4
+        return self.seated_actions()[index][0]
+
+    def stoeck_card(self) -> int:
+        """The card Stöck were announced with (played, or still to be played), or -1."""
+        if self.stoeck < 0:
+            return -1
+        played = self._stoeck_card()
+        return played if played >= 0 else self._stoeck_pending()
+
+    def _stoeck_card(self) -> int:
+        """The card Stöck were announced with, once played; -1 otherwise."""
+        if self.stoeck < 0:
+            return -1
+        pair = stoeck_cards(self.trump)
+        if self.hands[self.stoeck] & pair:
+            return -1
+        # Both are played: the one played second.
+        last = -1
+        for trick in self.tricks:
+            for card in trick.cards:
+                if pair >> card & 1:
+                    last = card
+        for card in self.trick:
+            if pair >> card & 1:
+                last = card
+        return last
+
+    def _stoeck_pending(self) -> int:
+        """The card Stöck were announced with and that is still to be played."""
+        return (self.hands[self.stoeck] & stoeck_cards(self.trump)).bit_length() - 1
 
     # -- legal moves --------------------------------------------------------
 
@@ -256,6 +391,8 @@ class RoundState(NamedTuple):
         if self.trump < 0 or self.player < 0:
             return 0
         hand = self.hands[self.player]
+        if self.stoeck == self.player and hand & stoeck_cards(self.trump):
+            return hand & stoeck_cards(self.trump)  # Stöck announced: the card comes now
         if not self.trick:
             return hand
         return legal_mask_after(hand, self.trick[0] // 9, self.top, self.trump)
@@ -264,10 +401,33 @@ class RoundState(NamedTuple):
         return list(iter_cards(self.legal_mask()))
 
     def legal_actions(self) -> list[Action]:
-        """Return every legal action of the player to move."""
+        """Return every legal action of the player to move: announcements (Weis, Stöck) first, then cards."""
         if self.player < 0:
             return []
-        return _legal_actions(self.trump, self.forehand, self.legal_mask())
+        cards = _legal_actions(self.trump, self.forehand, self.legal_mask())
+        if self.declared is None or self.trump < 0:
+            return cards
+        return self.announcements() + cards
+
+    def announcements(self) -> list[Action]:
+        """The Weis and Stöck the player to move may announce now (none at a table without them)."""
+        if self.declared is None or self.trump < 0 or self.player < 0:
+            return []
+        player = self.player
+        return _announcements(
+            self.declared,
+            self.stoeck,
+            self.trump,
+            player,
+            len(self.tricks),
+            self.hands[player],
+            self.legal_mask(),
+            lambda: self.starting_hands()[player],
+        )
+
+    def held_weis(self, seat: int) -> tuple[int, ...]:
+        """Every Weis ``seat`` was dealt (declared or not)."""
+        return hand_weis(self.starting_hands()[seat])
 
     # -- checked actions ----------------------------------------------------
 
@@ -296,6 +456,9 @@ class RoundState(NamedTuple):
                     f"illegal {action!r}: only forehand may push, and only once, in {self.describe()}"
                 )
             return self.choose_trump_unchecked(action.value)
+        if action.is_announcement:
+            self._check_announcement(action)
+            return self.announce_unchecked(action)
         if action.kind != Action.CARD:
             raise IllegalActionError(f"illegal {action!r}: the trump is already declared in {self.describe()}")
         card = action.value
@@ -305,6 +468,27 @@ class RoundState(NamedTuple):
                 f"illegal {action!r} by {SEAT_NAMES[self.player]}: {reason} in {self.describe(self.player)}"
             )
         return self.play_unchecked(card)
+
+    def _check_announcement(self, action: Action) -> None:
+        """Raise ``IllegalActionError`` unless the player to move may announce this Weis or Stöck now."""
+        who = SEAT_NAMES[self.player]
+        if self.declared is None:
+            raise IllegalActionError(f"illegal {action!r}: this table plays without Weis and Stöck")
+        if action.kind == Action.WEIS:
+            if self.tricks:
+                raise IllegalActionError(f"illegal {action!r}: Weis are declared in the first trick only")
+            if action.value in self.declared[self.player]:
+                raise IllegalActionError(f"illegal {action!r}: {who} already declared {weis_name(action.value)}")
+            if action.value not in hand_weis(self.hands[self.player]):
+                raise IllegalActionError(
+                    f"illegal {action!r}: {who} does not hold {weis_name(action.value)} in {self.describe(self.player)}"
+                )
+            return
+        if Action.stoeck(action.value) not in self.announcements():
+            raise IllegalActionError(
+                f"illegal {action!r}: Stöck are announced by the holder of King and Queen of trump as the"
+                f" second of them is played, in {self.describe(self.player)}"
+            )
 
     def play(self, card: int | str, seat: int | None = None) -> RoundState:
         """Play ``card`` (an id or code) for the player to move, checked."""
@@ -320,13 +504,25 @@ class RoundState(NamedTuple):
         """Apply an action known to be legal (fast path: no validation)."""
         if action.kind == Action.CARD:
             return self.play_unchecked(action.value)
+        if action.is_announcement:
+            return self.announce_unchecked(action)
         return self.choose_trump_unchecked(action.value)
 
     def apply_code_unchecked(self, code: int) -> RoundState:
         """Apply a compact action code known to be legal (fast path: no validation)."""
         if code < TRUMP_ACTION_OFFSET:
             return self.play_unchecked(code)
+        if code > PUSH_CODE:
+            return self.announce_unchecked(Action.from_code(code))
         return self.choose_trump_unchecked(PUSH if code == PUSH_CODE else code - TRUMP_ACTION_OFFSET)
+
+    def announce_unchecked(self, action: Action) -> RoundState:
+        """Record a Weis or Stöck of the player to move without validation; the turn stays."""
+        if action.kind == Action.STOECK:
+            return self._replace(stoeck=self.player)
+        declared = list(self.declared)
+        declared[self.player] = (*declared[self.player], action.value)
+        return self._replace(declared=tuple(declared))
 
     def choose_trump_unchecked(self, trump: int) -> RoundState:
         """Declare a trump or push without validation (fast path)."""
@@ -342,7 +538,8 @@ class RoundState(NamedTuple):
 
         The caller guarantees the trump is declared and the card is legal.
         """
-        dealer, hands, trump, forehand, player, leader, trick, top, tricks, points = self
+        dealer, hands, trump, forehand, player, leader, trick, top, tricks, points, declared, stoeck = self
+        following = (player + 3) % 4
         if player == 0:
             hands = (hands[0] ^ (1 << card), hands[1], hands[2], hands[3])
         elif player == 1:
@@ -359,7 +556,8 @@ class RoundState(NamedTuple):
         trick = trick + (card,)
         if len(trick) < 4:
             return tuple.__new__(
-                RoundState, (dealer, hands, trump, forehand, (player + 3) % 4, leader, trick, top, tricks, points)
+                RoundState,
+                (dealer, hands, trump, forehand, following, leader, trick, top, tricks, points, declared, stoeck),
             )
         # The trick is complete: score it and let the winner lead.
         winner = (leader - trick.index(top)) % 4
@@ -373,7 +571,8 @@ class RoundState(NamedTuple):
         points = (points[0] + won, points[1]) if winner % 2 == 0 else (points[0], points[1] + won)
         tricks = tricks + (Trick(leader, trick, winner, won),)
         return tuple.__new__(
-            RoundState, (dealer, hands, trump, forehand, next_player, next_player, (), -1, tricks, points)
+            RoundState,
+            (dealer, hands, trump, forehand, next_player, next_player, (), -1, tricks, points, declared, stoeck),
         )
 
     # -- views --------------------------------------------------------------
@@ -383,6 +582,19 @@ class RoundState(NamedTuple):
         viewer = -1 if seat is None else seat
         if viewer != -1 and (type(viewer) is not int or not 0 <= viewer < 4):
             raise InvalidActionError(f"not a seat (0-3): {seat!r}")
+        declared = self.declared
+        if declared is None:
+            weis_fields = {}
+        else:
+            team = self.weis_team
+            weis_fields = {
+                "shown_weis": tuple(
+                    codes if seat == viewer or team_of(seat) == team else () for seat, codes in enumerate(declared)
+                ),
+                "announced_weis": tuple(tuple(weis_points(code) for code in codes) for codes in declared),
+                "weis_team": team,
+                "stoeck": self.stoeck,
+            }
         return Observation(
             viewer=viewer,
             dealer=self.dealer,
@@ -395,6 +607,7 @@ class RoundState(NamedTuple):
             points=self.points,
             hand=self.hands[viewer] if viewer >= 0 else 0,
             hand_sizes=tuple(h.bit_count() for h in self.hands),
+            **weis_fields,
         )
 
     def describe(self, seat: int | None = None) -> str:
@@ -424,10 +637,69 @@ class Observation:
     points: tuple[int, int]
     hand: int
     hand_sizes: tuple[int, int, int, int]
+    # Weis and Stöck, at a table with them (None otherwise). ``shown_weis``: per seat, the Weis
+    # codes whose cards the viewer may see (its own; everyone's of the scoring team once the first
+    # trick decided it). ``announced_weis``: per seat, the points of each Weis it declared (said
+    # aloud, so public; the cards are not).
+    shown_weis: tuple[tuple[int, ...], ...] | None = None
+    announced_weis: tuple[tuple[int, ...], ...] | None = None
+    weis_team: int = -1
+    stoeck: int = -1
 
     @property
     def forehand_seat(self) -> int:
         return next_seat(self.dealer)
+
+    @property
+    def weis_on(self) -> bool:
+        return self.shown_weis is not None
+
+    def shown_cards(self, seat: int) -> int:
+        """Cards ``seat`` still holds that the viewer knows of from its shown Weis (a mask)."""
+        if self.shown_weis is None:
+            return 0
+        return cards_of_weis(self.shown_weis[seat]) & ~self.played_mask
+
+    def dealt_hand(self) -> int:
+        """The viewer's hand as dealt: what it holds and what it played."""
+        hand = self.hand
+        for trick in self.tricks:
+            for index, card in enumerate(trick.cards):
+                if trick.seat_of(index) == self.viewer:
+                    hand |= 1 << card
+        for index, card in enumerate(self.trick):
+            if (self.leader - index) % 4 == self.viewer:
+                hand |= 1 << card
+        return hand
+
+    def weis_points(self) -> tuple[int, int]:
+        """The Weis each team scored (decided with the first trick)."""
+        if self.weis_team < 0 or self.announced_weis is None:
+            return (0, 0)
+        t = self.weis_team
+        points = sum(self.announced_weis[t]) + sum(self.announced_weis[t + 2])
+        return (points, 0) if t == 0 else (0, points)
+
+    def stoeck_points(self) -> tuple[int, int]:
+        if self.stoeck < 0:
+            return (0, 0)
+        return (STOECK_POINTS, 0) if self.stoeck % 2 == 0 else (0, STOECK_POINTS)
+
+    def announcements(self) -> list[Action]:
+        """The Weis and Stöck the viewer may announce now (none unless it is the viewer's turn to play)."""
+        if self.shown_weis is None or self.viewer != self.player or self.trump < 0 or self.player < 0:
+            return []
+        # The viewer's own declarations are all in shown_weis.
+        return _announcements(
+            self.shown_weis,
+            self.stoeck,
+            self.trump,
+            self.viewer,
+            len(self.tricks),
+            self.hand,
+            self.legal_mask(),
+            self.dealt_hand,
+        )
 
     @property
     def declarer(self) -> int:
@@ -454,6 +726,8 @@ class Observation:
         """Return the viewer's legal cards when it is the viewer's turn to play, else 0."""
         if self.viewer != self.player or self.trump < 0 or self.player < 0:
             return 0
+        if self.stoeck == self.viewer and self.hand & stoeck_cards(self.trump):
+            return self.hand & stoeck_cards(self.trump)  # Stöck announced: the card comes now
         if not self.trick:
             return self.hand
         return legal_mask_after(self.hand, self.trick[0] // 9, self.top, self.trump)
@@ -462,10 +736,10 @@ class Observation:
         return list(iter_cards(self.legal_mask()))
 
     def legal_actions(self) -> list[Action]:
-        """Return the viewer's legal actions when it is the viewer's turn, else an empty list."""
+        """Return the viewer's legal actions when it is the viewer's turn (announcements first), else []."""
         if self.viewer != self.player or self.player < 0:
             return []
-        return _legal_actions(self.trump, self.forehand, self.legal_mask())
+        return self.announcements() + _legal_actions(self.trump, self.forehand, self.legal_mask())
 
     def __repr__(self) -> str:
         who = "public" if self.viewer < 0 else SEAT_NAMES[self.viewer]
@@ -477,6 +751,26 @@ def _declarer(dealer: int, trump: int, forehand: int) -> int:
         return -1
     forehand_seat = next_seat(dealer)
     return forehand_seat if forehand == 1 else partner_of(forehand_seat)
+
+
+def _announcements(
+    declared: Sequence[Sequence[int]],
+    stoeck: int,
+    trump: int,
+    player: int,
+    tricks_done: int,
+    hand: int,
+    legal: int,
+    dealt: Callable[[], int],
+) -> list[Action]:
+    """The Weis and Stöck ``player`` may announce before its next card (``dealt()``: its hand as dealt)."""
+    if tricks_done == 0:
+        return [Action.weis(code) for code in hand_weis(hand) if code not in declared[player]]
+    pair = stoeck_cards(trump)
+    held = hand & pair
+    if stoeck >= 0 or not held or held == pair or not legal & held or dealt() & pair != pair:
+        return []
+    return [Action.stoeck(held.bit_length() - 1)]
 
 
 def _legal_actions(trump: int, forehand: int, legal_cards: int) -> list[Action]:

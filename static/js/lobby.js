@@ -64,7 +64,8 @@ function showMessages(texts) {
 
 function lengthText(t) {
   const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  return length + (t.multipliers ? " · multipliers" : "") + (t.rated ? " · rated" : "");
+  const weis = t.weis ? `${length} · Weis & Stöck` : length;
+  return weis + (t.multipliers ? " · multipliers" : "") + (t.rated ? " · rated" : "");
 }
 
 function seatItem(t, s) {

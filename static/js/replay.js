@@ -3,6 +3,7 @@
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
 import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { weisKind } from "./weis.js";
 
 const data = jsonFromScript("replay-data");
 const app = document.getElementById("replay");
@@ -252,8 +253,33 @@ function renderSide(rnd) {
       h("h2", { class: "panel-title" }, "Bot faults this round"),
       h("p", { class: "hint" }, "A random legal move was played in the bot's stead."),
       h("ul", {}, faults)) : null,
+    weisPanel(rnd),
     pairsPanel(),
   ].filter(Boolean));
+}
+
+/** The round's Weis and Stöck said up to this step; after the first trick, who scored (all cards are open here). */
+function weisPanel(rnd) {
+  if (!rnd.weis) return null;
+  const decided = at.card >= 4;
+  const said = rnd.announcements.filter((a) => a.before_card < at.card);
+  const rows = said.map((a) => {
+    if (a.stoeck) {
+      return h("li", { class: "weis-entry weis-scored", "data-testid": "replay-stoeck", "data-seat": a.seat },
+        `${who(a.seat)}: Stöck +20 with `, cardCode(a.stoeck));
+    }
+    const scored = decided && a.seat % 2 === rnd.weis.team;
+    return h("li", { class: `weis-entry${scored ? " weis-scored" : ""}`, "data-testid": "replay-weis-entry",
+      "data-seat": a.seat, "data-status": !decided ? "declared" : scored ? "scored" : "not scored" },
+    `${who(a.seat)}: ${weisKind(a.weis)} ${a.weis.points} `, h("span", { class: "rp-trick-cards" }, a.weis.cards.map(cardCode)),
+    decided ? (scored ? " ✓ scored" : " · not scored") : "");
+  });
+  const team = rnd.weis.team;
+  return h("section", { class: "panel panel-compact", "data-testid": "replay-weis" },
+    h("h2", { class: "panel-title" }, "Weis & Stöck"),
+    rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, "Nothing declared yet."),
+    decided && team >= 0 ? h("p", { class: "weis-verdict" }, `${TEAM_NAMES[team]} score ${rnd.weis.points[team]} in Weis`
+      + (rnd.multiplier > 1 ? ` ×${rnd.multiplier}` : "")) : null);
 }
 
 function cardCode(code) {

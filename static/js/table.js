@@ -6,6 +6,7 @@ import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
 import { InviteDialog } from "./invite.js";
 import { ReconnectingSocket } from "./socket.js";
+import { autoStoeck, weisBar, weisNews, weisPanel, weisSummaryLines } from "./weis.js";
 
 const LINGER_MS = 1300; // how long a completed trick stays on the table before it is swept away
 const MIN_LINGER_MS = 600; // ...at least, even when it is your turn to follow a card already led
@@ -27,6 +28,8 @@ const ui = {
   summary: $("round-summary"),
   hand: $("hand"),
   handNote: $("hand-note"),
+  weisBar: $("weis-bar"),
+  weisPanel: $("weis-panel"),
   lastTrickToggle: $("last-trick-toggle"),
   lastTrick: $("last-trick"),
   sheet: $("score-sheet"),
@@ -186,8 +189,15 @@ function humanize(text) {
 function applyView(next) {
   const previousKey = completedKey;
   const previousGame = view.game && view.game.id;
+  const previousWeis = view.game ? view.game.weis : null;
   view = next;
   syncSummary();
+  if (view.game && view.game.id === previousGame) {
+    for (const news of weisNews(previousWeis, view.game.weis, who, teamLabel)) {
+      toast(`${news}.`);
+      announce(`${news}.`);
+    }
+  }
   if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
     timeoutSaving = null;
     timeoutDraft = null;
@@ -239,7 +249,8 @@ function playCard(code) {
     toast(`${reasonText((g.why_not || {})[code])}.`);
     return;
   }
-  move({ type: "play_card", card: code }, code);
+  const stoeck = g.announce && g.announce.stoeck === code && autoStoeck();
+  move(stoeck ? { type: "play_card", card: code, stoeck: true } : { type: "play_card", card: code }, code);
 }
 
 function chooseTrump(trump) {
@@ -284,6 +295,7 @@ function render() {
   renderCenter();
   renderSummary();
   renderHand();
+  renderWeis();
   renderLastTrick();
   renderSheet();
   renderFaults();
@@ -322,7 +334,8 @@ function focusTurn() {
 function lengthText() {
   const t = view.table;
   const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  return t.multipliers ? `${length} · multipliers` : length;
+  const weis = t.weis ? `${length} · Weis & Stöck` : length;
+  return t.multipliers ? `${weis} · multipliers` : weis;
 }
 
 function roundText(g) {
@@ -455,6 +468,7 @@ function renderSummary() {
     const text = pairText(pair);
     lines.push(h("p", { class: "summary-pair", "data-testid": "summary-pair" }, `${text.label}: `, h("strong", {}, text.value)));
   }
+  lines.push(...weisSummaryLines(r, who, teamLabel));
   const next = g.rounds[p.round];
   if (next && next.repeats) lines.push(h("p", { class: "summary-repeat", "data-testid": "repeat-note" }, repeatText(next)));
   ui.summary.replaceChildren(h("div", { class: "summary-card", role: "dialog", "aria-labelledby": "summary-title" },
@@ -914,6 +928,24 @@ function renderHand() {
       },
     }));
   }
+}
+
+/** Weis and Stöck: the bar under your hand (what you may announce) and the round's side panel. */
+function renderWeis() {
+  const g = game();
+  const on = running() && g.weis;
+  ui.weisPanel.hidden = !on;
+  if (!on) {
+    ui.weisBar.hidden = true;
+    ui.weisBar.replaceChildren();
+    ui.weisPanel.replaceChildren();
+    return;
+  }
+  ui.weisPanel.replaceChildren(...weisPanel(g, who, teamLabel));
+  const myTurn = g.player === mySeat() && g.phase === "play" && !pending && !myStandin();
+  const parts = mySeat() === null ? [] : weisBar(g, (message, card = null) => move(message, card), myTurn);
+  ui.weisBar.hidden = parts.length === 0;
+  ui.weisBar.replaceChildren(...parts);
 }
 
 function renderHandNote(g, me, myTurn) {

@@ -3,6 +3,10 @@
 Any path is a bot (spec dialect): ``http://127.0.0.1:PORT/<name>/select_trump`` etc.
 Each request is hashed with its path; the same request twice is a duplicate: one
 decision asked twice, as two drivers of one game would.
+
+The bots also check the interface: every request must be exactly the V0.2
+message of the position it describes (``violations`` lists those that are not:
+an unknown field, or any byte the codec would not have written).
 """
 
 from __future__ import annotations
@@ -15,8 +19,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from bots.examples.simple_bot import choose_card, choose_trump
 from games.engine import CARD_CODES
-from games.hslu import decode_observation
+from games.hslu import decode_observation, encode_observation
 from tests import tiers
+
+V02_FIELDS = {"version", "trump", "dealer", "currentPlayer", "playerView", "forehand", "tricks", "player", "jassTyp"}
+TRICK_FIELDS = {"cards", "points", "win", "first"}
+
+
+def v02_problem(body: bytes) -> str | None:
+    """What is wrong with a request body as an HSLU V0.2 message, or None."""
+    data = json.loads(body)
+    if set(data) != V02_FIELDS or data["version"] != "V0.2":
+        return f"fields {sorted(set(data) ^ V02_FIELDS)} or version {data.get('version')!r}"
+    if any(not set(t) <= TRICK_FIELDS for t in data["tricks"]) or any(set(p) != {"hand"} for p in data["player"]):
+        return "a trick or player entry has another field"
+    again = json.dumps(encode_observation(decode_observation(data), data["jassTyp"])).encode()
+    return None if again == body else "not byte for byte what the V0.2 codec writes"
 
 
 class CountingBots:
@@ -25,6 +43,7 @@ class CountingBots:
     def __init__(self) -> None:
         tiers.require("services", "an HTTP bot server")
         self.seen: Counter[str] = Counter()
+        self.violations: list[str] = []
         self.routes: Counter[str] = Counter()
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -59,9 +78,12 @@ class CountingBots:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 route = self.path.rstrip("/").rsplit("/", 1)[-1]
+                problem = v02_problem(body)
                 with owner.lock:
                     owner.seen[hashlib.sha1(self.path.encode() + b"\n" + body).hexdigest()] += 1
                     owner.routes[route] += 1
+                    if problem:
+                        owner.violations.append(f"{route}: {problem}")
                 if route == "game_info":
                     return self.reply({})
                 obs = decode_observation(json.loads(body))

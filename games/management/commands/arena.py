@@ -29,6 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=(FAIR, STANDARD), default=FAIR)
         parser.add_argument("--rounds", type=int, default=12, help="fair mode: rounds per game (even)")
         parser.add_argument("--target", type=int, default=1000, help="standard mode: points to win")
+        parser.add_argument("--weis", action="store_true", help="play with Weis and Stöck (docs/rules.md)")
         parser.add_argument(
             "--time-per-move",
             type=float,
@@ -68,6 +69,7 @@ class Command(BaseCommand):
                 mode=options["mode"],
                 rounds=options["rounds"],
                 target=options["target"],
+                weis=options["weis"],
                 seed=options["seed"],
                 time_per_move=options["time_per_move"],
                 dialect=options["dialect"],
@@ -161,6 +163,7 @@ class Command(BaseCommand):
                 )
             )
         length = f"{options['rounds']} rounds" if options["mode"] == FAIR else f"to {options['target']}"
+        length += ", Weis and Stöck" if options["weis"] else ""
         self.stdout.write(
             f"{n} {options['mode']} games ({length}), {summary.rounds()} rounds played in {elapsed:.0f} s "
             f"with {options['workers']} workers"
@@ -182,6 +185,7 @@ class Command(BaseCommand):
             "--mode",
             options["mode"],
         ]
+        command += ["--weis"] if options["weis"] else []
         command += (
             ["--rounds", str(options["rounds"])] if options["mode"] == FAIR else ["--target", str(options["target"])]
         )

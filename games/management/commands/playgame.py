@@ -29,6 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--target", type=int, default=1000, help="standard mode: points to win")
         parser.add_argument("--rounds", type=int, default=12, help="fair mode: number of rounds (even)")
         parser.add_argument("--multipliers", action="store_true", help="classic trump multipliers")
+        parser.add_argument("--weis", action="store_true", help="play with Weis and Stöck (docs/rules.md)")
         parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
         parser.add_argument(
             "--dialect", choices=DIALECTS, default=AUTO, help="HSLU bots' paths: spec, jass-kit or auto (default)"
@@ -52,6 +53,7 @@ class Command(BaseCommand):
                 target=options["target"],
                 round_count=options["rounds"],
                 multipliers=options["multipliers"],
+                weis=options["weis"],
                 bot_delay_ms=0,
                 bot_timeout_s=options["timeout"],
             )
