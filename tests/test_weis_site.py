@@ -247,6 +247,7 @@ def test_bare_round_logs_leave_weis_out_and_say_so(weis_game, client: HttpClient
 # -- HSLU bots ------------------------------------------------------------------------
 
 
+@pytest.mark.services
 def test_hslu_bots_get_only_v02_messages_at_a_weis_table_and_the_server_declares_for_them():
     with CountingBots() as bots:
         table = service.create_table(None, name="Weis bots", mode=FAIR, round_count=4, weis=True, bot_delay_ms=0)
