@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
+from games.analysis import analysis_view
 from games.models import Game, GameSeat, Player
 from games.service import load_state
 from games.snapshot import bot_label
@@ -187,4 +188,5 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
             for n, (a, b) in enumerate(pairs, 1)
         ],
         "rounds": rounds,
+        "analysis": analysis_view(game),
     }

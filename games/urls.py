@@ -20,5 +20,6 @@ urlpatterns = [
     path("games/<int:game_id>/", views.game_result, name="game_result"),
     path("games/<int:game_id>/replay", views.replay, name="replay"),
     path("games/<int:game_id>/record.json", views.record_json, name="record_json"),
+    path("games/<int:game_id>/analysis.json", views.analysis_json, name="analysis_json"),
     path("rules/", views.rules, name="rules"),
 ]

@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, history, records, rules_page, service, snapshot
+from games import access, analysis, history, records, rules_page, service, snapshot
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, player_for_request
 from games.models import ROUND_PAUSES, Game, Player
@@ -250,6 +250,17 @@ def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="jassweb-game-{game.pk}.json"'
     return response
+
+
+def analysis_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game's analysis (progress while it runs), for the replay page to poll; never of a running game."""
+    game, _ = _visible_game(request, game_id)
+    if game.status == Game.RUNNING:
+        return JsonResponse(
+            {"error": "running", "message": "the game is still running; it is analysed when it is over"},
+            status=409,
+        )
+    return JsonResponse(analysis.analysis_view(game), json_dumps_params={"separators": (",", ":")})
 
 
 def _game_list(request: HttpRequest, games, player: Player | None) -> tuple[list[dict], object]:
