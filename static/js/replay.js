@@ -306,6 +306,7 @@ function trumpVerdicts(list) {
 
 function evalGraph(series, card) {
   // Expected final points of each team after every card (the player's-view search of the seat to move).
+  if (!series.length) return null;
   const width = 320;
   const height = 120;
   const top = Math.max(157, ...series.flat());
@@ -325,9 +326,9 @@ function evalGraph(series, card) {
   svg("polyline", { points: line(0), class: "an-line an-team-0" }),
   svg("polyline", { points: line(1), class: "an-line an-team-1" }),
   svg("line", { x1: x(card), x2: x(card), y1: 2, y2: height - 12, class: "an-now" }),
-  svg("text", { x: 6, y: height - 2, class: "an-legend an-team-0" }, "— N/S"),
-  svg("text", { x: 56, y: height - 2, class: "an-legend an-team-1" }, "— E/W"),
-  svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, "expected points after each card"));
+  svg("text", { x: 8, y: 11, class: "an-legend an-team-0" }, `N/S ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
+  svg("text", { x: 60, y: 11, class: "an-legend an-team-1" }, `E/W ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
+  svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, "expected points after each card · tricks"));
 }
 
 function accuracyList() {
