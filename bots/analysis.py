@@ -48,7 +48,6 @@ NODE_LIMIT = 400_000  # open-hand search nodes per position (about 0.2 s); see R
 MARKS = ((20.0, "??"), (10.0, "?"), (5.0, "?!"))
 
 
-
 class _ViewSearch(MCTSBot):
     """The ``mcts-fast`` search with a smaller budget: 432 decisions of a 12-round game must fit in minutes."""
 

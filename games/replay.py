@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
 from games.analysis import analysis_view
+from games.engine import CARD_CODES, FAIR, MATCH_BONUS, SUIT_LETTERS, GameState, RoundState, codes_of, team_of
 from games.models import Game, GameSeat, Player
 from games.service import load_state
 from games.snapshot import bot_label

@@ -55,9 +55,7 @@ def test_a_rounds_analysis_judges_every_card_and_the_trump():
             )
             if entry["open"] is not None:
                 # The open-hand values are the solver's exact ones.
-                assert entry["open"]["values"] == {
-                    str(c): v for c, v in solver.card_values(state).values.items()
-                }
+                assert entry["open"]["values"] == {str(c): v for c, v in solver.card_values(state).values.items()}
         state = state.apply(action, state.player)
     assert result["eval"][-1] == [float(p) for p in state.score()]
     # Late in the round every position is solved with open hands.
