@@ -64,7 +64,8 @@ _TT_BITS = 20  # 1M entries of 40 bytes: one round's positions fit with room to 
 _WORK_MOVES = 0  # work[depth, 0:9]: the cards to search at that depth, in order
 _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
 _WORK_MAP = 18  # work[depth, 18:54]: canonical card -> actual card at a trick boundary
-_WORK_SIZE = 54
+_WORK_CANON = 54  # work[depth, 54:90]: actual card -> canonical card there
+_WORK_SIZE = 90
 _NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
 _PASSES = 1
 _LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
@@ -273,7 +274,7 @@ def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, 
     of the round (the Jack of trumps, whose rule is special, is the only trump
     worth 20), so two positions with the same canonical hands have the same
     value: playing the 6 or the 7 of a plain suit first leads to one entry.
-    Writes canonical -> actual card into ``work[_WORK_MAP:]``.
+    Writes canonical -> actual card into ``work[_WORK_MAP:]`` and back into ``work[_WORK_CANON:]``.
     """
     c0 = np.int64(0)
     c1 = np.int64(0)
@@ -298,6 +299,7 @@ def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, 
             canon = SUIT_ORDER[trump, suit, spot]
             previous = spot
             work[_WORK_MAP + canon] = card
+            work[_WORK_CANON + card] = canon
             canon_bit = np.int64(1) << canon
             if owner == 0:
                 c0 |= canon_bit
@@ -588,11 +590,7 @@ def _node(
         if best < beta0 and best < upper:
             upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
-        canon_best = 0
-        for canon in range(36):
-            if row[_WORK_MAP + canon] == best_card and (np.int64(1) << canon) & (k0 | k1 | k2 | k3):
-                canon_best = canon + 1
-                break
+        canon_best = row[_WORK_CANON + best_card] + 1 if best_card >= 0 else 0
         if not hit:
             bucket = slot & ~1
             first_entry = table[bucket, 4]
