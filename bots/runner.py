@@ -39,7 +39,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from bots import analyst, remote, think
+from bots import remote, think
 from bots.registry import BUILTIN_BOTS, get_bot
 from games import service, states, workers
 from games.engine import Action, GameState, Observation
@@ -502,6 +502,8 @@ class Driver:
         for game_id in await database_sync_to_async(workers.claim_orphans)():
             await self.take(game_id)
         if settings.JASSWEB_ANALYSIS:
+            from bots import analyst  # only where analyses run: it loads the solver's module
+
             await analyst.resume_pending(self.worker_id, self.analyse)
         while True:
             await asyncio.sleep(workers.HEARTBEAT_SECONDS)
@@ -584,6 +586,8 @@ class Driver:
     def analyse(self, game_id: int) -> None:
         """Analyse a game that ended (on the analysis worker; a game already analysed or being analysed
         by a live job is left alone)."""
+        from bots import analyst
+
         if self.worker_id is not None and game_id not in self._analysing:
             self._analysing.add(game_id)
             task = self.spawn(analyst.analyse_in_background(game_id, self.worker_id), f"analyse-{game_id}")
