@@ -473,6 +473,7 @@ class Driver:
         self._games: dict[int, LiveGame] = {}
         self._taking: dict[int, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task] = set()
+        self._analysing: set[int] = set()
         self._lock = threading.Lock()
         self.worker_id: str | None = None
         # Called when this worker registers again after being declared dead: the consumers note
@@ -488,7 +489,7 @@ class Driver:
             if self._loop is loop:
                 return
             self._loop = loop
-            self._games, self._taking = {}, {}
+            self._games, self._taking, self._analysing = {}, {}, set()
             # Tasks of an earlier event loop (a test's, never stopped) died with it: never wait for them.
             self._background = {t for t in self._background if t.get_loop() is loop}
             self._player = BotPlayer(remote.new_client(), processes=True, thinkers=_thinkers())
@@ -536,6 +537,10 @@ class Driver:
         self.spawn(self._listen(), "driver-listen")
         for game_id in await database_sync_to_async(workers.claim_orphans)():
             await self.take(game_id)
+        if settings.JASSWEB_ANALYSIS:
+            from bots import analyst  # only where analyses run: it loads the solver's module
+
+            await analyst.resume_pending(self.worker_id, self.analyse)
         while True:
             await asyncio.sleep(workers.HEARTBEAT_SECONDS)
             try:
@@ -599,6 +604,8 @@ class Driver:
     def _handle(self, change: service.Change) -> None:
         if change.game_id is None:
             return
+        if change.reason == "finished" and settings.JASSWEB_ANALYSIS:
+            self.analyse(change.game_id)
         game = self._games.get(change.game_id)
         remote_seats = game is None or any(s.remote_url for s in game.info.seats)
         if change.reason in ("round_over", "finished") and change.round_index is not None and remote_seats:
@@ -611,6 +618,16 @@ class Driver:
             game.reconsider()
         else:
             self.spawn(game.refresh(), f"refresh-{change.game_id}")
+
+    def analyse(self, game_id: int) -> None:
+        """Analyse a game that ended (on the analysis worker; a game already analysed or being analysed
+        by a live job is left alone)."""
+        from bots import analyst
+
+        if self.worker_id is not None and game_id not in self._analysing:
+            self._analysing.add(game_id)
+            task = self.spawn(analyst.analyse_in_background(game_id, self.worker_id), f"analyse-{game_id}")
+            task.add_done_callback(lambda _: self._analysing.discard(game_id))
 
     def wake(self, game_id: int) -> None:
         """Drive ``game_id`` if it has no live driver (callable on the loop, e.g. when someone connects)."""

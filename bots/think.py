@@ -34,8 +34,11 @@ from games.engine.round import Trick
 
 NICENESS = 10  # workers' niceness: CPU weight 110 against the server's 1024
 
+ANALYSIS_NICENESS = 15  # the analysis worker yields to live bots' searches too
+
 _bots: dict[str, object] = {}
 _pool: ProcessPoolExecutor | None = None
+_analysis_pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
@@ -165,6 +168,38 @@ def pool() -> Executor:
         return _pool
 
 
+def _warm_up_analysis(server: int) -> None:
+    threading.Thread(target=_exit_with, args=(server,), daemon=True, name="server-watch").start()
+    with contextlib.suppress(OSError):
+        os.nice(ANALYSIS_NICENESS)
+    from bots.analysis import warm_up as prepare
+
+    prepare()
+
+
+def analyse_round(hands: list[int], dealer: int, actions: list[int], seed: int) -> tuple[dict, float]:
+    """``bots.analysis.analyse_round`` in a worker, with the CPU seconds it took."""
+    from bots.analysis import analyse_round as analyse
+
+    started = time.process_time()
+    result = analyse(hands, dealer, actions, seed)
+    return result, time.process_time() - started
+
+
+def analysis_pool() -> Executor:
+    """One worker process for game analyses, beside the bots' pool so that a long analysis never holds
+    up a live move; at a lower priority still than the bots' workers."""
+    global _analysis_pool
+    with _pool_lock:
+        if _analysis_pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["bots.think"])
+            _analysis_pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=context, initializer=_warm_up_analysis, initargs=(os.getpid(),)
+            )
+        return _analysis_pool
+
+
 def ready() -> bool:
     """A no-op a worker runs to show it is up (``start``, the health check)."""
     return True
@@ -190,7 +225,19 @@ def shutdown() -> None:
             _pool = None
 
 
+def shutdown_analysis() -> None:
+    """Drop the analysis worker (a broken one: the next job starts a fresh one)."""
+    global _analysis_pool
+    with _pool_lock:
+        if _analysis_pool is not None:
+            _analysis_pool.shutdown(wait=False, cancel_futures=True)
+            _analysis_pool = None
+
+
 if __name__ == "__main__":
     # `make run` / `make test`: compile the search kernels into numba's cache at set-up, so that no
     # server's first moves wait for the compiler (seconds on a fresh checkout).
     _prepare_all()
+    from bots.analysis import warm_up as prepare_analysis
+
+    prepare_analysis()

@@ -305,6 +305,33 @@ class Connection(models.Model):
         indexes = [models.Index(fields=["table", "player"])]
 
 
+class GameAnalysis(models.Model):
+    """The analysis of a game that is over (``games/analysis.py``): every decision judged, round by round.
+
+    Made by a background job on a bot worker when a game ends, or by
+    ``manage.py analyse``; each round's result is stored as it comes, so a
+    restart resumes where it stopped.
+    """
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    STATUSES = [(QUEUED, "Queued"), (RUNNING, "Running"), (DONE, "Done"), (FAILED, "Failed")]
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
+    rounds_total = models.PositiveSmallIntegerField(default=0)
+    rounds = models.JSONField(default=list)  # one entry per analysed round (bots.analysis.analyse_round)
+    accuracy = models.JSONField(null=True, blank=True)  # per seat 0..3: percent, or null without decisions
+    worker = models.CharField(max_length=40, blank=True)  # the Worker running it (empty: none)
+    error = models.CharField(max_length=300, blank=True)
+    seconds = models.FloatField(default=0.0)  # CPU seconds the rounds took, summed
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    @property
+    def rounds_done(self) -> int:
+        return len(self.rounds)
+
+
 def seat_kind(seat: Seat | GameSeat) -> str:
     """Who plays a seat: "human", "bot" (built-in), "remote" (an HSLU bot) or nobody ("empty")."""
     if seat.player_id:

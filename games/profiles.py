@@ -13,7 +13,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, Sum
 
-from games import access, charts
+from games import access, analysis, charts
 from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
 from games.ratings import SIGMAS_SHOWN
 from games.stats import wilson
@@ -34,11 +34,7 @@ def seat_accuracies(game_ids: list[int]) -> dict[tuple[int, int], float]:
     The one place the profiles ask the game analysis for numbers: a game without a
     finished analysis has no entry, and the page says "not analysed yet".
     """
-    try:
-        from games.analysis import accuracies_by_seat  # the card-by-card analysis, where it is installed
-    except ImportError:
-        return {}
-    return accuracies_by_seat(game_ids)
+    return analysis.accuracies_by_seat(game_ids)
 
 
 # -- the leaderboard --------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
+from games.analysis import analysis_view
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -241,4 +242,5 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
             for n, (a, b) in enumerate(pairs, 1)
         ],
         "rounds": rounds,
+        "analysis": analysis_view(game),
     }

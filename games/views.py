@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
-from games import access, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
+from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, Player, Table
@@ -350,6 +350,17 @@ def round_logs_json(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="jassweb-game-{game.pk}-rounds.json"'
     return response
+
+
+def analysis_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game's analysis (progress while it runs), for the replay page to poll; never of a running game."""
+    game, _ = _visible_game(request, game_id)
+    if game.status == Game.RUNNING:
+        return JsonResponse(
+            {"error": "running", "message": "the game is still running; it is analysed when it is over"},
+            status=409,
+        )
+    return JsonResponse(analysis.analysis_view(game), json_dumps_params={"separators": (",", ":")})
 
 
 def _game_list(request: HttpRequest, games, player: Player | None) -> tuple[list[dict], object]:

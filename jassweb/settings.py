@@ -233,6 +233,8 @@ JASS_ALLOW_PRIVATE_BOT_URLS = _env_flag("JASS_ALLOW_PRIVATE_BOT_URLS", DEBUG)
 JASS_BOT_URL_ALLOWLIST = [h for h in os.environ.get("JASS_BOT_URL_ALLOWLIST", "").split(",") if h.strip()]
 
 # Seconds a round's summary stays before the bots play the next deal (new tables' default; 0, 3, 5, 10).
+# Analyse every game when it ends (a bot worker, at low priority): the replay's marks and graph.
+JASSWEB_ANALYSIS = _env_flag("JASSWEB_ANALYSIS", True)
 JASSWEB_ROUND_PAUSE_S = int(os.environ.get("JASSWEB_ROUND_PAUSE_S", "5"))
 
 # Pause before each built-in bot move so people can follow the cards (new tables' default).

@@ -68,6 +68,12 @@ def _no_round_pause(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_background_analysis(settings):
+    """Tests end many games: none is analysed in the background (minutes of CPU each) unless a test asks."""
+    settings.JASSWEB_ANALYSIS = False
+
+
+@pytest.fixture(autouse=True)
 def _fresh_state_cache():
     """Each test starts with an empty per-process game-state cache (databases are rebuilt per test)."""
     from games import workers

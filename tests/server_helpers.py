@@ -38,8 +38,9 @@ def migrate(env: dict[str, str]) -> None:
 
 
 def _server_env(env: dict[str, str]) -> dict[str, str]:
-    # Tests play many rounds: no summary pause unless a test asks for one.
-    merged = {"JASSWEB_ROUND_PAUSE_S": "0", **os.environ, **env}
+    # Tests play many rounds: no summary pause unless a test asks for one, and no analysis of every
+    # game that ends (minutes of CPU each) unless a test is about it.
+    merged = {"JASSWEB_ROUND_PAUSE_S": "0", "JASSWEB_ANALYSIS": "0", **os.environ, **env}
     merged.pop("DJANGO_SETTINGS_MODULE", None)
     return merged
 

@@ -11,7 +11,7 @@ from django.db import IntegrityError
 from django.test import Client
 
 from games import profiles, ratings, service
-from games.models import Competitor, Game, GameSummary, Player, RatingChange, Table, TeamMember
+from games.models import Competitor, Game, GameAnalysis, GameSummary, Player, RatingChange, Table, TeamMember
 from tests.stats_helpers import finished_game, is_last_move, play_out
 from tests.table_helpers import make_players, make_table, start
 
@@ -194,9 +194,11 @@ def test_profile_shows_rating_history_games_and_accuracy_when_analysed():
     assert page.count("not analysed yet") == 2  # the profile's figure and the game's
     assert client.get("/players/me/").url == f"/players/{competitor.pk}/"
 
-    # Once the analysis has a number for Nora's seat, the profile shows it.
-    with mock.patch("games.profiles.seat_accuracies", return_value={(game.pk, 0): 87.5}):
-        page = client.get(f"/players/{competitor.pk}/").content.decode()
+    # Once the game's analysis is done, the profile shows Nora's seat's accuracy from it.
+    GameAnalysis.objects.create(
+        game=game, status=GameAnalysis.DONE, rounds_total=2, rounds=[{}, {}], accuracy=[87.5, 60.0, None, 71.25]
+    )
+    page = client.get(f"/players/{competitor.pk}/").content.decode()
     assert "87.5%" in page and "not analysed yet" not in page
 
 

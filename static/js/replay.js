@@ -254,6 +254,7 @@ function renderSide(rnd) {
       h("p", { class: "hint" }, "A random legal move was played in the bot's stead."),
       h("ul", {}, faults)) : null,
     weisPanel(rnd),
+    analysisPanel(),
     pairsPanel(),
   ].filter(Boolean));
 }
@@ -280,6 +281,121 @@ function weisPanel(rnd) {
     rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, "Nothing declared yet."),
     decided && team >= 0 ? h("p", { class: "weis-verdict" }, `${TEAM_NAMES[team]} score ${rnd.weis.points[team]} in Weis`
       + (rnd.multiplier > 1 ? ` ×${rnd.multiplier}` : "")) : null);
+
+// -- analysis (games/analysis.py): marks, losses, the evaluation graph, accuracy ---------------
+
+let analysis = data.analysis || { status: "none" };
+const MARK_WORDS = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
+const analysed = () => analysis.status === "done" && analysis.rounds && analysis.rounds[at.round];
+
+function points(value) {
+  return `${Math.round(value)} pts`;
+}
+
+function valuesLine(values, played) {
+  // Every legal card with its points, best first; the card played stands out.
+  const sorted = Object.entries(values).sort((a, b) => b[1] - a[1]);
+  return h("span", { class: "an-values" }, sorted.map(([code, value]) => h("span", {
+    class: `an-value${code === played ? " an-played" : ""}`,
+  }, cardCode(code), ` ${Math.round(value)}`)));
+}
+
+function cardVerdict(entry) {
+  const mark = entry.mark;
+  const view = entry.view;
+  const open = entry.open;
+  return h("div", { class: "an-card", "data-testid": "analysis-card", "data-mark": mark, "data-loss": String(view.loss) },
+    h("p", { class: "an-head" }, cardCode(entry.card), ` by ${who(entry.seat)} `,
+      mark ? h("strong", { class: `an-mark an-mark-${MARK_WORDS[mark]}`, title: MARK_WORDS[mark] }, `${mark} ${MARK_WORDS[mark]}`) : null),
+    entry.choices < 2 ? h("p", { class: "muted" }, "The only legal card.") : h("p", { "data-testid": "analysis-view" },
+      view.loss > 0
+        ? h("span", {}, `Lost ${points(view.loss)} from the player's view; better: `, h("span", { "data-testid": "analysis-best" }, cardCode(view.best)), ".")
+        : "The best card from the player's view.",
+      h("br"), h("span", { class: "hint" }, "Player's view (expected points): "), valuesLine(view.values, entry.card)),
+    entry.choices < 2 ? null : h("p", { "data-testid": "analysis-open" },
+      open === null
+        ? h("span", { class: "muted" }, "Open hands: not solved within the search budget (an early trick).")
+        : h("span", {}, open.loss > 0 ? `With open hands it lost ${open.loss} pts (best ${cardCode(open.best).textContent}). ` : "With open hands it was a best card. ",
+          h("br"), h("span", { class: "hint" }, "Open hands (exact points): "), valuesLine(open.values, entry.card))));
+}
+
+function trumpVerdicts(list) {
+  const label = (key) => (key === "push" ? "push" : trumpLabel(Number(key)));
+  return list.map((d) => h("div", { class: "an-card", "data-testid": "analysis-trump", "data-mark": d.mark },
+    h("p", { class: "an-head" }, `${who(d.seat)} chose ${label(d.chosen)} `,
+      d.mark ? h("strong", { class: "an-mark" }, `${d.mark} ${MARK_WORDS[d.mark]}`) : null),
+    h("p", {}, d.loss > 0 ? `Lost ${points(d.loss)} from the player's view; best: ${label(d.best)}.` : "The best choice from the player's view."),
+    h("p", { class: "hint" }, "Expected points: ", Object.entries(d.values).sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${label(k)} ${Math.round(v)}`).join(" · "))));
+}
+
+function evalGraph(series, card) {
+  // Expected final points of each team after every card (the player's-view search of the seat to move).
+  if (!series.length) return null;
+  const width = 320;
+  const height = 120;
+  const top = Math.max(157, ...series.flat());
+  const x = (i) => 6 + ((width - 12) * i) / 36;
+  const y = (v) => height - 14 - ((height - 24) * v) / top;
+  const line = (team) => series.map((p, i) => `${x(i).toFixed(1)},${y(p[team]).toFixed(1)}`).join(" ");
+  const svg = (tag, attrs, ...children) => {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    node.append(...children.flat());
+    return node;
+  };
+  return svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "an-graph", role: "img", "data-testid": "eval-graph",
+    "aria-label": `Expected final points after card ${card}: N/S ${series[Math.min(card, series.length - 1)]?.[0] ?? "–"}, E/W ${series[Math.min(card, series.length - 1)]?.[1] ?? "–"}` },
+  svg("line", { x1: 6, x2: width - 6, y1: y(157 / 2), y2: y(157 / 2), class: "an-mid" }),
+  [9, 18, 27].map((t) => svg("line", { x1: x(t * 4 / 4), x2: x(t * 4 / 4), y1: 4, y2: height - 14, class: "an-trick" })),
+  svg("polyline", { points: line(0), class: "an-line an-team-0" }),
+  svg("polyline", { points: line(1), class: "an-line an-team-1" }),
+  svg("line", { x1: x(card), x2: x(card), y1: 2, y2: height - 12, class: "an-now" }),
+  svg("text", { x: 8, y: 11, class: "an-legend an-team-0" }, `N/S ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
+  svg("text", { x: 60, y: 11, class: "an-legend an-team-1" }, `E/W ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
+  svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, "expected points after each card · tricks"));
+}
+
+function accuracyList() {
+  return h("ul", { class: "an-accuracy", "data-testid": "accuracy" }, [0, 1, 2, 3].map((seat) => {
+    const value = analysis.accuracy ? analysis.accuracy[seat] : null;
+    return h("li", { "data-testid": "accuracy-seat", "data-seat": seat },
+      `${who(seat)}: `, h("strong", {}, value === null || value === undefined ? "–" : `${value.toFixed(1)}%`));
+  }));
+}
+
+function analysisPanel() {
+  const section = (...children) => h("section", { class: "panel panel-compact rp-analysis", "data-testid": "analysis-panel" },
+    h("h2", { class: "panel-title" }, "Analysis"), ...children);
+  if (analysis.status === "queued" || analysis.status === "running") {
+    return section(h("p", {}, `Analysing every card: round ${analysis.done} of ${analysis.total} done.`),
+      h("progress", { max: String(analysis.total || 1), value: String(analysis.done), "data-testid": "analysis-progress",
+        "aria-label": "Analysis progress" }));
+  }
+  if (analysis.status === "failed") return section(h("p", { class: "muted" }, `The analysis failed: ${analysis.error}`));
+  if (!analysed()) return section(h("p", { class: "muted" }, "This game has not been analysed."));
+  const rnd = analysis.rounds[at.round];
+  const entry = at.card > 0 ? rnd.cards[at.card - 1] : null;
+  return section(
+    entry ? cardVerdict(entry) : trumpVerdicts(rnd.trump),
+    evalGraph(rnd.eval, at.card),
+    h("h3", { class: "an-subtitle" }, "Accuracy this game"),
+    accuracyList(),
+    h("p", { class: "hint" }, "Marks by points lost from the player's own view: ?! 5 or more, ? 10 or more, ?? 20 or more."));
+}
+
+function pollAnalysis() {
+  if (analysis.status !== "queued" && analysis.status !== "running") return;
+  setTimeout(async () => {
+    try {
+      const response = await fetch(`/games/${data.id}/analysis.json`, { headers: { Accept: "application/json" } });
+      if (response.ok) analysis = await response.json();
+    } catch (error) {
+      // A dropped request: the next poll asks again.
+    }
+    render();
+    pollAnalysis();
+  }, 2000);
 }
 
 function cardCode(code) {
@@ -317,9 +433,13 @@ function renderControls(rnd) {
   ui.last.disabled = at.card === n;
   ui.prev.disabled = at.round === 0 && at.card === 0;
   ui.next.disabled = at.round === rounds.length - 1 && at.card === n;
+  const judged = analysed() ? analysis.rounds[at.round].cards : [];
   ui.marks.replaceChildren(...rnd.faults.map((f) => h("span", {
     class: "slider-mark", style: `left:${n ? (100 * f.card) / n : 0}%`, title: `bot fault at card ${f.card}`,
-  })));
+  })), ...judged.map((c, i) => (c.mark ? h("span", {
+    class: `slider-mark slider-mark-analysis an-mark-${MARK_WORDS[c.mark]}`, style: `left:${n ? (100 * (i + 1)) / n : 0}%`,
+    title: `card ${i + 1}: ${c.mark} ${MARK_WORDS[c.mark]}, ${c.view.loss} pts lost`, "data-testid": "slider-analysis-mark", "data-card": i + 1,
+  }, c.mark) : null)).filter(Boolean));
   ui.select.value = String(at.round);
 }
 
@@ -384,4 +504,5 @@ window.addEventListener("popstate", () => {
 at = readUrl();
 writeUrl();
 render();
+pollAnalysis();
 app.dataset.ready = "true";

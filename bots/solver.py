@@ -1,0 +1,809 @@
+"""Open-hand (double-dummy) solver: the exact points every legal card is worth with all four hands known.
+
+The value of a position for a team is the points that team has at the end of
+the round — points already won, the last trick's 5 and a Match (257) included
+— when it plays to maximise them and the other team plays to minimise them,
+everyone seeing every card. ``card_values(state)`` gives it for every legal
+card of the player to move, from that player's team.
+
+The search is alpha-beta in numba-compiled code (the unchecked fast path,
+like ``bots/rollout.py``; ``tests/test_solver.py`` checks it against a brute
+force over the rollout kernels and replays its lines through the engine's
+checked path), with the tricks of double-dummy bridge solvers made to count
+points rather than tricks:
+
+- null-window searches (bisection on the point total, MTD-style), so every
+  pass only asks "at least *b*?" and cuts as early as possible;
+- a transposition table at trick boundaries keyed by the four remaining hands,
+  the leader, the team that still could make a Match and the trump; entries
+  keep lower and upper bounds on the points still to come, so they stay true
+  across passes and across every position of the same round;
+- equivalent cards: two cards of one hand, next to each other in rank within
+  their suit once the cards already gone are removed and worth the same
+  points, lead to the same value, so only one of them is searched;
+- quick-trick bounds: at a trick boundary each side's sure points (its
+  trumps above all of the other side's, and the tops the leader can cash
+  before the other side gets in) are a floor for it and lower the other
+  side's ceiling, so many windows are decided without a move;
+- move ordering from the table's best move, then a rule of thumb (cheapest
+  winner, smear on the partner's trick, lead sure winners).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from games.engine import RoundState
+from games.engine.rules import LAST_TRICK_BONUS, MATCH_BONUS
+
+from .rollout import (
+    CARD_POINT_TABLE,
+    HIGHER_TRUMP_TABLE,
+    JACK_BIT_TABLE,
+    SUIT_MASK_TABLE,
+    WIN_RANK_TABLE,
+    encode_round,
+    playouts,
+)
+
+# Layout of the search state (one small int64 array changed in place and restored).
+_HANDS = 0  # 0..3
+_TRICK = 4  # 4..7: cards of the current trick in play order
+_TLEN = 8
+_LEADER = 9
+_TOP = 10  # card winning the current trick, -1 when empty
+_DONE = 11  # tricks completed
+_MATCH = 12  # bit t set while team t has won every trick so far (could still make a Match)
+_LEFT = 13  # points of the cards still in the hands
+_STATE_SIZE = 14
+
+_TT_BITS = 20  # 1M entries of 40 bytes: one round's positions fit with room to spare
+_WORK_MOVES = 0  # work[depth, 0:9]: the cards to search at that depth, in order
+_WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
+_WORK_MAP = 18  # work[depth, 18:54]: canonical card -> actual card at a trick boundary
+_WORK_CANON = 54  # work[depth, 54:90]: actual card -> canonical card there
+_WORK_SIZE = 90
+_NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
+_PASSES = 1
+_LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
+_ABORTED = 3
+_HISTORY = 4
+
+
+def _suit_orders() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rank tables per trump: the cards of each suit weakest first, and what the canonical form needs.
+
+    ORDER[trump, suit, i]: the i-th weakest card of the suit. HIGHER[trump, card]:
+    the cards of its suit that beat it, weakest first (-1 padded). CLASS[trump,
+    card]: its points as a small class number. NEXT_SAME[trump, suit, i, class]:
+    the first index >= i in ORDER whose card has that class (9 if none).
+    """
+    classes = sorted({int(p) for p in CARD_POINT_TABLE.ravel()})
+    order = np.zeros((6, 4, 9), dtype=np.int64)
+    higher = np.full((6, 36, 8), -1, dtype=np.int64)
+    point_class = np.zeros((6, 36), dtype=np.int64)
+    next_same = np.full((6, 4, 10, len(classes)), 9, dtype=np.int64)
+    for trump in range(6):
+        for suit in range(4):
+            ranks = WIN_RANK_TABLE[trump, suit]
+            cards = sorted(range(suit * 9, suit * 9 + 9), key=lambda c: ranks[c])
+            order[trump, suit] = cards
+            for index, card in enumerate(cards):
+                higher[trump, card, : 8 - index] = cards[index + 1 :]
+                point_class[trump, card] = classes.index(int(CARD_POINT_TABLE[trump, card]))
+            for start in range(9, -1, -1):
+                for klass in range(len(classes)):
+                    if start < 9:
+                        found = point_class[trump, cards[start]] == klass
+                        next_same[trump, suit, start, klass] = (
+                            start if found else next_same[trump, suit, start + 1, klass]
+                        )
+    return order, higher, point_class, next_same
+
+
+SUIT_ORDER, HIGHER_IN_SUIT, POINT_CLASS, NEXT_SAME_CLASS = _suit_orders()
+_MIX = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xC2B2AE3D27D4EB4F),
+    np.uint64(0x165667B19E3779F9),
+    np.uint64(0xD6E8FEB86659FD93),
+)
+_VALUE_MASK = 0xFFFF
+
+
+class TranspositionTable:
+    """Bounds on the points still to come at trick boundaries; reusable across positions of any deal.
+
+    A row is ``[key0, key1, key2, key3, entry]``: the canonical hands (with the
+    leader, Match state, team and trump in key0's high bits) and the lower
+    bound, upper bound and best canonical card packed in one int64.
+    """
+
+    def __init__(self, bits: int = _TT_BITS) -> None:
+        self.bits = bits
+        self.rows = np.full((1 << bits, 5), -1, dtype=np.int64)
+
+    def clear(self) -> None:
+        self.rows.fill(-1)
+
+
+# -- kernels (unchecked fast path) ----------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _legal(st: np.ndarray, player: int, trump: int) -> int:
+    """The legal cards of ``player`` (``bots.rollout.legal_mask`` on this state layout)."""
+    hand = st[_HANDS + player]
+    if st[_TLEN] == 0:
+        return hand
+    led = st[_TRICK] // 9
+    follow = hand & SUIT_MASK_TABLE[led]
+    if trump >= 4:
+        return follow if follow else hand
+    trump_mask = SUIT_MASK_TABLE[trump]
+    trumps = hand & trump_mask
+    if led == trump:
+        if trumps == 0 or trumps == JACK_BIT_TABLE[trump]:
+            return hand
+        return trumps
+    top = st[_TOP]
+    if top // 9 != trump:
+        return (follow | trumps) if follow else hand
+    if trumps == hand:
+        return hand
+    allowed = trumps & HIGHER_TRUMP_TABLE[top]
+    if follow:
+        return follow | allowed
+    return (hand & ~trump_mask) | allowed
+
+
+@njit(cache=True, nogil=True)
+def _lowest(mask: int) -> int:
+    low = mask & -mask
+    card = 0
+    while low > 1:
+        low >>= 1
+        card += 1
+    return card
+
+
+@njit(cache=True, nogil=True)
+def _redundant(card: int, hand: int, legal: int, others: int, trump: int) -> bool:
+    """Whether a higher card of the same hand is equivalent to ``card`` (so only that one is searched).
+
+    Equivalent: the next card above it in its suit that is still in play (in a
+    hand or in the trick) is ours, legal now, and worth the same points.
+    """
+    points = CARD_POINT_TABLE[trump]
+    for index in range(8):
+        above = HIGHER_IN_SUIT[trump, card, index]
+        if above < 0:
+            return False
+        bit = np.int64(1) << above
+        if hand & bit:
+            return (legal & bit) != 0 and points[above] == points[card]
+        if others & bit:
+            return False
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work: np.ndarray, stats: np.ndarray) -> int:
+    """Write the cards to search into ``work[_WORK_MOVES:]``, most promising first; return how many.
+
+    ``first`` (the table's best move, or -1) goes first, then a rule of thumb
+    with the history of earlier cut-offs breaking ties. One card of each run
+    of equivalent cards is kept.
+    """
+    points = CARD_POINT_TABLE[trump]
+    hand = st[_HANDS + player]
+    tlen = st[_TLEN]
+    in_trick = np.int64(0)
+    for index in range(tlen):
+        in_trick |= np.int64(1) << st[_TRICK + index]
+    others = (st[0] | st[1] | st[2] | st[3] | in_trick) & ~hand
+    count = 0
+    partner_holds = False
+    last = tlen == 3
+    top_rank = -1
+    ranks = WIN_RANK_TABLE[trump, 0]
+    if tlen > 0:
+        ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
+        top = st[_TOP]
+        top_rank = ranks[top]
+        top_index = 0
+        for index in range(tlen):
+            if st[_TRICK + index] == top:
+                top_index = index
+        partner_holds = (tlen - top_index) == 2
+    remaining = legal
+    while remaining:
+        card = _lowest(remaining)
+        remaining &= remaining - 1
+        if card != first and _redundant(card, hand, legal, others, trump):
+            continue
+        value = points[card]
+        if card == first:
+            key = np.int64(1) << 40
+        elif tlen == 0:
+            # Lead: a card nobody can beat in its suit first (points on it), then low cards.
+            suit = card // 9
+            suit_ranks = WIN_RANK_TABLE[trump, suit]
+            beaten = False
+            rest = others & SUIT_MASK_TABLE[suit]
+            while rest:
+                other = _lowest(rest)
+                rest &= rest - 1
+                if suit_ranks[other] > suit_ranks[card]:
+                    beaten = True
+                    break
+            key = (3000 + value * 16) if not beaten else (1000 - value * 16 - suit_ranks[card])
+        else:
+            rank = ranks[card]
+            wins = rank > top_rank
+            if partner_holds:
+                if last:
+                    key = (3000 + value * 16) if not wins else (1000 + value)
+                else:
+                    key = (2000 - value * 16 - rank) if not wins else (1000 - value)
+            elif wins:
+                key = (3000 + value * 16 - rank) if last else (3000 - value * 4 - rank)
+            else:
+                key = 2000 - value * 16 - (rank if rank > 0 else 0)
+        key = key * 4096 + min(stats[_HISTORY + card], 4095)
+        # Insertion sort, best first.
+        position = count
+        while position > 0 and work[_WORK_KEYS + position - 1] < key:
+            work[_WORK_KEYS + position] = work[_WORK_KEYS + position - 1]
+            work[_WORK_MOVES + position] = work[_WORK_MOVES + position - 1]
+            position -= 1
+        work[_WORK_KEYS + position] = key
+        work[_WORK_MOVES + position] = card
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, int, int]:
+    """The four hands with every card moved as low in its suit as its points and order allow.
+
+    Only the order of the cards still out and their points matter to the rest
+    of the round (the Jack of trumps, whose rule is special, is the only trump
+    worth 20), so two positions with the same canonical hands have the same
+    value: playing the 6 or the 7 of a plain suit first leads to one entry.
+    Writes canonical -> actual card into ``work[_WORK_MAP:]`` and back into ``work[_WORK_CANON:]``.
+    """
+    c0 = np.int64(0)
+    c1 = np.int64(0)
+    c2 = np.int64(0)
+    c3 = np.int64(0)
+    for suit in range(4):
+        previous = -1
+        for index in range(9):
+            card = SUIT_ORDER[trump, suit, index]
+            bit = np.int64(1) << card
+            if st[0] & bit:
+                owner = 0
+            elif st[1] & bit:
+                owner = 1
+            elif st[2] & bit:
+                owner = 2
+            elif st[3] & bit:
+                owner = 3
+            else:
+                continue
+            spot = NEXT_SAME_CLASS[trump, suit, previous + 1, POINT_CLASS[trump, card]]
+            canon = SUIT_ORDER[trump, suit, spot]
+            previous = spot
+            work[_WORK_MAP + canon] = card
+            work[_WORK_CANON + card] = canon
+            canon_bit = np.int64(1) << canon
+            if owner == 0:
+                c0 |= canon_bit
+            elif owner == 1:
+                c1 |= canon_bit
+            elif owner == 2:
+                c2 |= canon_bit
+            else:
+                c3 |= canon_bit
+    return c0, c1, c2, c3
+
+
+@njit(cache=True, nogil=True)
+def _slot(k0: int, k1: int, k2: int, k3: int, bits: int) -> int:
+    h = np.uint64(k0) * _MIX[0]
+    h ^= np.uint64(k1) * _MIX[1]
+    h ^= np.uint64(k2) * _MIX[2]
+    h ^= np.uint64(k3) * _MIX[3]
+    h ^= h >> np.uint64(29)
+    return np.int64(h >> np.uint64(64 - bits))
+
+
+@njit(cache=True, nogil=True)
+def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
+    """(points, tricks) the leader's side surely takes by cashing its tops before the other side gets in.
+
+    Counts the leader's cards that beat every other card still out in their
+    suit, and only the points of those cards themselves (what the others throw
+    on them is not counted). In a trump game a side suit counts only while no
+    opponent holds a trump (one could ruff once void). A floor for the
+    leader's side, and the other side's ceiling drops by as much.
+    """
+    points = CARD_POINT_TABLE[trump]
+    ours = st[_HANDS + leader]
+    opponents = st[_HANDS + (leader + 1) % 4] | st[_HANDS + (leader + 3) % 4]
+    outside = opponents | st[_HANDS + (leader + 2) % 4]
+    opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 else np.int64(0)
+    floor = 0
+    tricks = 0
+    for suit in range(4):
+        if trump < 4 and (suit == trump or opponent_trumps):
+            continue
+        suit_mask = SUIT_MASK_TABLE[suit]
+        mine = ours & suit_mask
+        if mine == 0:
+            continue
+        rest_out = outside & suit_mask
+        # Walk the suit from the top: our cards above the best card out are sure winners.
+        for index in range(8, -1, -1):
+            card = SUIT_ORDER[trump, suit, index]
+            bit = np.int64(1) << card
+            if rest_out & bit:
+                break
+            if mine & bit:
+                tricks += 1
+                floor += points[card]
+    return floor, tricks
+
+
+@njit(cache=True, nogil=True)
+def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[int, int]:
+    """(points, tricks) ``team`` surely takes from here: a floor on its points.
+
+    Its trumps above every trump of the other side win whatever trick they fall
+    in (only a partner's higher trump can beat them). If ``team`` leads, add
+    the side-suit tops the leader can cash while the other side holds no trump
+    (``_quick_tricks``; in Obe-Abe and Une-Ufe all of the leader's tops).
+    Only the counted cards' own points are counted.
+    """
+    points = 0
+    tricks = 0
+    if trump < 4:
+        trump_mask = SUIT_MASK_TABLE[trump]
+        mine = (st[_HANDS + team] | st[_HANDS + team + 2]) & trump_mask
+        outside = (st[_HANDS + 1 - team] | st[_HANDS + 3 - team]) & trump_mask
+        if mine:
+            for index in range(8, -1, -1):
+                card = SUIT_ORDER[trump, trump, index]
+                bit = np.int64(1) << card
+                if outside & bit:
+                    break
+                if mine & bit:
+                    tricks += 1
+                    points += CARD_POINT_TABLE[trump, card]
+        if leader & 1 == team and outside == 0:
+            cashed, cashed_tricks = _quick_tricks(st, leader, trump)
+            return points + cashed, tricks + cashed_tricks
+        return points, tricks
+    if leader & 1 == team:
+        return _quick_tricks(st, leader, trump)
+    return 0, 0
+
+
+@njit(cache=True, nogil=True)
+def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
+    """Points ``me`` gets from the ninth trick (one card left in each hand), Match bonus included."""
+    leader = st[_LEADER]
+    led_card = _lowest(st[_HANDS + leader])
+    ranks = WIN_RANK_TABLE[trump, led_card // 9]
+    points = CARD_POINT_TABLE[trump]
+    top = led_card
+    winner = leader
+    won = points[led_card] + LAST_TRICK_BONUS
+    for step in range(1, 4):
+        seat = (leader - step) % 4
+        card = _lowest(st[_HANDS + seat])
+        won += points[card]
+        if ranks[card] > ranks[top]:
+            top = card
+            winner = seat
+    team = winner & 1
+    if team != me:
+        return 0
+    return won + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
+
+
+@njit(cache=True, nogil=True)
+def _node(
+    st: np.ndarray,
+    alpha: int,
+    beta: int,
+    me: int,
+    trump: int,
+    table: np.ndarray,
+    bits: int,
+    work: np.ndarray,
+    stats: np.ndarray,
+) -> int:
+    """Points team ``me`` still gets from here (this trick's cards on), fail-soft alpha-beta."""
+    stats[_NODES] += 1
+    if stats[_NODES] > stats[_LIMIT]:
+        # Out of budget: the caller throws the answer away; nothing below this is stored.
+        stats[_ABORTED] = 1
+        return alpha
+    tlen = st[_TLEN]
+    leader = st[_LEADER]
+    done = st[_DONE]
+    points = CARD_POINT_TABLE[trump]
+    depth = done * 4 + tlen
+    row = work[depth]
+    slot = -1
+    first = -1
+    alpha0 = alpha
+    beta0 = beta
+    k0 = np.int64(0)
+    k1 = np.int64(0)
+    k2 = np.int64(0)
+    k3 = np.int64(0)
+    if tlen == 0:
+        if done == 9:
+            return MATCH_BONUS if st[_MATCH] == (1 << me) else 0
+        if done == 8:
+            return _last_trick(st, me, trump)
+        high = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
+        if high <= alpha:
+            return high
+        # Floors: what each side surely takes. The ceiling of one side is what is left minus the
+        # other side's floor (and no Match once the other side surely takes a trick).
+        ours, _ = _sure_points(st, leader, me, trump)
+        theirs, their_tricks = _sure_points(st, leader, 1 - me, trump)
+        low = ours
+        if low >= beta:
+            return low
+        if their_tricks > 0:
+            high = st[_LEFT] + LAST_TRICK_BONUS - theirs
+            if high <= alpha:
+                return high
+        c0, c1, c2, c3 = _canonical(st, trump, row)
+        k0 = c0 | (np.int64(leader) << 36) | (np.int64(st[_MATCH]) << 38) | (np.int64(me) << 40)
+        k0 |= np.int64(trump) << 41
+        k1 = c1
+        k2 = c2
+        k3 = c3
+        # Two entries per bucket: the first keeps the position nearest the root (the costliest to
+        # redo), the second takes the newest; a hit may be in either.
+        bucket = _slot(k0, k1, k2, k3, bits) & ~1
+        slot = bucket + 1
+        for way in range(2):
+            spot = bucket + way
+            if table[spot, 0] == k0 and table[spot, 1] == k1 and table[spot, 2] == k2 and table[spot, 3] == k3:
+                slot = spot
+                entry = table[spot, 4]
+                lower = entry & _VALUE_MASK
+                upper = (entry >> 16) & _VALUE_MASK
+                if lower >= beta:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower > low:
+                    low = lower
+                if upper < high:
+                    high = upper
+                stored = ((entry >> 32) & 63) - 1
+                if stored >= 0:
+                    first = row[_WORK_MAP + stored]
+                break
+        if low > alpha:
+            alpha = low
+        if high < beta:
+            beta = high
+        if alpha >= beta:
+            return alpha
+    player = (leader - tlen) % 4
+    legal = _legal(st, player, trump)
+    count = _order(st, player, trump, legal, first, row, stats)
+    maximizing = (player & 1) == me
+    best = np.int64(-1) if maximizing else np.int64(1 << 20)
+    best_card = -1
+    led_ranks = WIN_RANK_TABLE[trump, 0]
+    if tlen > 0:
+        led_ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
+    for index in range(count):
+        card = row[_WORK_MOVES + index]
+        bit = np.int64(1) << card
+        st[_HANDS + player] ^= bit
+        st[_LEFT] -= points[card]
+        st[_TRICK + tlen] = card
+        old_top = st[_TOP]
+        if tlen == 0:
+            led_ranks = WIN_RANK_TABLE[trump, card // 9]
+            st[_TOP] = card
+        elif led_ranks[card] > led_ranks[old_top]:
+            st[_TOP] = card
+        if tlen < 3:
+            st[_TLEN] = tlen + 1
+            value = _node(st, alpha, beta, me, trump, table, bits, work, stats)
+            st[_TLEN] = tlen
+        else:
+            top = st[_TOP]
+            position = 0
+            won = 0
+            for spot in range(4):
+                played = st[_TRICK + spot]
+                won += points[played]
+                if played == top:
+                    position = spot
+            if done == 8:
+                won += LAST_TRICK_BONUS
+            winner = (leader - position) % 4
+            gain = won if (winner & 1) == me else 0
+            saved0 = st[_TRICK]
+            saved1 = st[_TRICK + 1]
+            saved2 = st[_TRICK + 2]
+            old_match = st[_MATCH]
+            st[_MATCH] = old_match & (1 << (winner & 1))
+            st[_LEADER] = winner
+            st[_DONE] = done + 1
+            st[_TLEN] = 0
+            st[_TOP] = -1
+            value = gain + _node(st, alpha - gain, beta - gain, me, trump, table, bits, work, stats)
+            st[_MATCH] = old_match
+            st[_LEADER] = leader
+            st[_DONE] = done
+            st[_TLEN] = tlen
+            st[_TRICK] = saved0
+            st[_TRICK + 1] = saved1
+            st[_TRICK + 2] = saved2
+        st[_TOP] = old_top
+        st[_LEFT] += points[card]
+        st[_HANDS + player] ^= bit
+        if maximizing:
+            if value > best:
+                best = value
+                best_card = card
+                if best >= beta:
+                    break
+                if best > alpha:
+                    alpha = best
+        else:
+            if value < best:
+                best = value
+                best_card = card
+                if best <= alpha:
+                    break
+                if best < beta:
+                    beta = best
+    if (maximizing and best >= beta) or (not maximizing and best <= alpha):
+        stats[_HISTORY + best_card] += 1
+    if slot >= 0 and stats[_ABORTED] == 0:
+        lower = np.int64(0)
+        upper = np.int64(_VALUE_MASK)
+        hit = table[slot, 0] == k0 and table[slot, 1] == k1 and table[slot, 2] == k2 and table[slot, 3] == k3
+        if hit:
+            lower = table[slot, 4] & _VALUE_MASK
+            upper = (table[slot, 4] >> 16) & _VALUE_MASK
+        if best > alpha0 and best > lower:
+            lower = best
+        if best < beta0 and best < upper:
+            upper = best
+        # The best card is stored in canonical form, so it means the same card in every equal position.
+        canon_best = row[_WORK_CANON + best_card] + 1 if best_card >= 0 else 0
+        if not hit:
+            bucket = slot & ~1
+            first_entry = table[bucket, 4]
+            if first_entry < 0 or done <= (first_entry >> 40):
+                # Nearer the root than the first entry's position (or as near): it takes the first
+                # place and the old first entry moves to the second.
+                for column in range(5):
+                    table[bucket + 1, column] = table[bucket, column]
+                slot = bucket
+            else:
+                slot = bucket + 1
+        table[slot, 0] = k0
+        table[slot, 1] = k1
+        table[slot, 2] = k2
+        table[slot, 3] = k3
+        table[slot, 4] = lower | (upper << 16) | (np.int64(canon_best) << 32) | (np.int64(done) << 40)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _exact(
+    st: np.ndarray,
+    me: int,
+    trump: int,
+    guess: int,
+    table: np.ndarray,
+    bits: int,
+    work: np.ndarray,
+    stats: np.ndarray,
+) -> int:
+    """The exact points team ``me`` still gets, by null-window tests narrowing [low, high] (MTD(f) with bisection)."""
+    low = 0
+    high = st[_LEFT] + LAST_TRICK_BONUS + MATCH_BONUS
+    for spot in range(st[_TLEN]):
+        high += CARD_POINT_TABLE[trump, st[_TRICK + spot]]
+    # Null-window tests: the first at the guess, then steps doubling away from it until the value
+    # is bracketed, then bisection. Fail-soft answers tighten the bracket a little more.
+    test = guess
+    step = 3
+    bracketed_low = False
+    bracketed_high = False
+    passes = 0
+    while low < high:
+        if test <= low:
+            test = low + 1
+        if test > high:
+            test = high
+        value = _node(st, test - 1, test, me, trump, table, bits, work, stats)
+        passes += 1
+        if stats[_ABORTED]:
+            return -1
+        if value >= test:
+            low = value
+            bracketed_low = True
+            if bracketed_high:
+                test = (low + high + 1) // 2
+            else:
+                test = low + step
+                step *= 2
+        else:
+            high = value
+            bracketed_high = True
+            if bracketed_low:
+                test = (low + high + 1) // 2
+            else:
+                test = high - step + 1
+                step *= 2
+    stats[_PASSES] += passes
+    return low
+
+
+# -- positions and the API --------------------------------------------------------------
+
+
+def _state_array(state: RoundState) -> np.ndarray:
+    """The search state of a round in play (trump declared, not over)."""
+    st = np.zeros(_STATE_SIZE, dtype=np.int64)
+    st[_HANDS : _HANDS + 4] = state.hands
+    st[_TRICK : _TRICK + len(state.trick)] = state.trick
+    st[_TLEN] = len(state.trick)
+    st[_LEADER] = state.leader
+    st[_TOP] = state.top
+    st[_DONE] = len(state.tricks)
+    match = 3
+    for trick in state.tricks:
+        match &= 1 << (trick.winner % 2)
+    st[_MATCH] = match
+    points = CARD_POINT_TABLE[state.trump]
+    st[_LEFT] = sum(
+        int(points[c])
+        for c in range(36)
+        if (state.hands[0] | state.hands[1] | state.hands[2] | state.hands[3]) >> c & 1
+    )
+    return st
+
+
+class OutOfBudget(Exception):
+    """A search needed more nodes than it was allowed (``Solver(node_limit=...)``)."""
+
+
+@dataclass
+class Solution:
+    """The solver's answer for one position: each legal card's points for the mover's team."""
+
+    team: int  # the team of the player to move
+    values: dict[int, int]  # legal card -> points that team ends the round with after it
+    nodes: int  # search nodes visited
+
+    @property
+    def best(self) -> int:
+        """The highest value of any legal card."""
+        return max(self.values.values())
+
+    @property
+    def best_cards(self) -> list[int]:
+        return sorted(card for card, value in self.values.items() if value == self.best)
+
+
+class Solver:
+    """Solves positions of rounds; keeps its transposition table between calls (reuse one per round).
+
+    ``node_limit`` caps the nodes of one ``value`` / ``card_values`` call: past it
+    the call raises ``OutOfBudget`` (what the table learned so far stays, so
+    the positions after it in the same round get cheaper).
+    """
+
+    def __init__(self, bits: int = _TT_BITS, node_limit: int | None = None) -> None:
+        self.table = TranspositionTable(bits)
+        self.node_limit = node_limit
+        self.work = np.zeros((37, _WORK_SIZE), dtype=np.int64)
+        self.stats = np.zeros(_HISTORY + 36, dtype=np.int64)
+
+    def _start(self) -> None:
+        self.stats[_NODES] = 0
+        self.stats[_PASSES] = 0
+        self.stats[_ABORTED] = 0
+        self.stats[_LIMIT] = self.node_limit if self.node_limit is not None else 1 << 62
+
+    def _future(self, state: RoundState, team: int, guess: int) -> int:
+        st = _state_array(state)
+        future = int(_exact(st, team, state.trump, guess, self.table.rows, self.table.bits, self.work, self.stats))
+        if self.stats[_ABORTED]:
+            raise OutOfBudget(f"more than {self.node_limit} nodes")
+        return future
+
+    @property
+    def nodes(self) -> int:
+        """Nodes the last call visited."""
+        return int(self.stats[_NODES])
+
+    def value(self, state: RoundState, team: int | None = None) -> int:
+        """Points ``team`` (default: the mover's) ends the round with, both teams playing perfectly open-handed."""
+        if state.trump < 0:
+            raise ValueError("the trump is not declared yet")
+        if team is None:
+            team = state.player % 2
+        if state.player < 0:
+            return state.score()[team]
+        self._start()
+        return state.points[team] + self._future(state, team, _greedy_guess(state, team))
+
+    def card_values(self, state: RoundState) -> Solution:
+        """Every legal card's value for the mover's team (see the module docstring)."""
+        if state.trump < 0 or state.player < 0:
+            raise ValueError("no card to play in this state")
+        self._start()
+        team = state.player % 2
+        legal = state.legal_mask()
+        trump = state.trump
+        hand = state.hands[state.player]
+        others = (sum(state.hands) - hand) | sum(1 << c for c in state.trick)
+        values: dict[int, int] = {}
+        guess = _greedy_guess(state, team)
+        cards = [c for c in range(36) if legal >> c & 1]
+        # Search one card of each equivalent run, highest first, and copy its value to the others.
+        for card in reversed(cards):
+            twin = _twin_above(card, hand, legal, others, trump)
+            if twin >= 0 and twin in values:
+                values[card] = values[twin]
+                continue
+            after = state.play_unchecked(card)
+            if after.player < 0:
+                values[card] = after.score()[team]
+                continue
+            future = self._future(after, team, guess + state.points[team] - after.points[team])
+            values[card] = after.points[team] + future
+            guess = values[card] - state.points[team]
+        return Solution(team=team, values=dict(sorted(values.items())), nodes=self.nodes)
+
+    def principal_variation(self, state: RoundState) -> list[int]:
+        """The cards of one perfect line from ``state`` to the end of the round (best card each time)."""
+        line = []
+        while not state.is_over:
+            card = self.card_values(state).best_cards[0]
+            line.append(card)
+            state = state.play_unchecked(card)
+        return line
+
+
+def _greedy_guess(state: RoundState, team: int) -> int:
+    """A first guess of the points ``team`` still gets: both sides playing the rollout rule of thumb."""
+    row = encode_round(state)[None, :]
+    return int(playouts(row, seed=0, randomness=0.0)[0, team]) - state.points[team]
+
+
+def _twin_above(card: int, hand: int, legal: int, others: int, trump: int) -> int:
+    """The next card up that ``card`` is equivalent to (see ``_redundant``), or -1."""
+    points = CARD_POINT_TABLE[trump]
+    for above in HIGHER_IN_SUIT[trump, card]:
+        if above < 0:
+            return -1
+        if hand >> above & 1:
+            return int(above) if legal >> above & 1 and points[above] == points[card] else -1
+        if others >> above & 1:
+            return -1
+    return -1

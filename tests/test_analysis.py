@@ -1,0 +1,136 @@
+"""Game analysis: what a round's analysis holds, storage, resuming, accuracy, and that a running game has none."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import Client
+
+from bots.analysis import MARKS, analyse_round, mark_for
+from bots.analyst import analyse_now
+from bots.solver import Solver
+from games import analysis, service
+from games.engine import Action, RoundState
+from games.models import Game, GameAnalysis
+from tests.table_helpers import make_players, make_table, start
+
+pytestmark = pytest.mark.django_db
+
+
+def played_game(rounds: int = 2, seed: int = 3) -> Game:
+    seats = ["--seat", "rules", "--seat", "random", "--seat", "rules", "--seat", "random"]
+    call_command(
+        "playgame", *seats, "--mode", "fair", "--rounds", str(rounds), "--seed", str(seed), stdout=io.StringIO()
+    )
+    return Game.objects.order_by("-pk").first()
+
+
+def test_marks_follow_the_thresholds():
+    assert [mark_for(x) for x in (0, 4.9, 5, 9.9, 10, 19.9, 20, 60)] == ["", "", "?!", "?!", "?", "?", "??", "??"]
+    assert [threshold for threshold, _ in MARKS] == [20.0, 10.0, 5.0]
+
+
+def test_a_rounds_analysis_judges_every_card_and_the_trump():
+    game = played_game()
+    first = analysis.round_inputs(game)[0]
+    result = analyse_round(list(first.hands), first.dealer, list(first.actions), first.seed)
+    state = RoundState.deal(first.hands, first.dealer)
+    solver = Solver(bits=16)
+    decisions = [Action.from_code(code) for code in first.actions if code >= 36]
+    assert len(result["trump"]) == len(decisions)
+    assert len(result["cards"]) == 36 and len(result["eval"]) == 37
+    for action in (Action.from_code(code) for code in first.actions):
+        if action.is_card:
+            entry = result["cards"][state.cards_played]
+            assert entry["seat"] == state.player and entry["card"] == action.value
+            legal = state.legal_cards()
+            assert sorted(int(c) for c in entry["view"]["values"]) == legal
+            assert entry["choices"] == len(legal)
+            assert entry["view"]["loss"] == pytest.approx(
+                max(entry["view"]["values"].values()) - entry["view"]["values"][str(action.value)], abs=0.11
+            )
+            if entry["open"] is not None:
+                # The open-hand values are the solver's exact ones.
+                assert entry["open"]["values"] == {str(c): v for c, v in solver.card_values(state).values.items()}
+        state = state.apply(action, state.player)
+    assert result["eval"][-1] == [float(p) for p in state.score()]
+    # Late in the round every position is solved with open hands.
+    assert all(entry["open"] is not None for entry in result["cards"][-12:])
+
+
+def test_analyse_stores_every_round_and_the_accuracy_of_each_player():
+    game = played_game()
+    out = io.StringIO()
+    call_command("analyse", str(game.pk), stdout=out)
+    assert "round 2 of 2" in out.getvalue() and "accuracy North" in out.getvalue()
+    stored = GameAnalysis.objects.get(game=game)
+    assert stored.status == GameAnalysis.DONE and stored.rounds_done == stored.rounds_total == 2
+    accuracy = analysis.accuracy_by_player(game)
+    assert set(accuracy) == {0, 1, 2, 3}
+    assert all(0.0 <= value <= 100.0 for value in accuracy.values())
+    assert accuracy == {seat: value for seat, value in enumerate(analysis.accuracy_of_rounds(stored.rounds))}
+    view = Client().get(f"/games/{game.pk}/analysis.json").json()
+    assert view["status"] == "done" and len(view["rounds"]) == 2 and view["accuracy"] == stored.accuracy
+
+
+def test_accuracy_is_the_share_of_the_points_at_stake_kept():
+    def card(seat, played, values, choices=2):
+        return {"seat": seat, "card": played, "choices": choices, "view": {"values": values}}
+
+    rounds = [
+        {
+            "cards": [
+                card(0, 1, {"1": 50.0, "2": 70.0}),  # the worst of two: 0%
+                card(0, 2, {"1": 50.0, "2": 70.0}),  # the best: 100%
+                card(1, 5, {"3": 40.0, "4": 60.0, "5": 50.0}),  # half way: 50%
+                card(2, 6, {"6": 10.0}, choices=1),  # no choice: not counted
+            ]
+        }
+    ]
+    assert analysis.accuracy_of_rounds(rounds) == [50.0, 50.0, None, None]
+
+
+def test_an_interrupted_analysis_resumes_after_its_last_stored_round():
+    game = played_game()
+    job = analysis.claim(game, "worker-that-died")
+    first = analysis.round_inputs(game)[0]
+    analysis.store_round(job.pk, 0, analyse_round(list(first.hands), first.dealer, list(first.actions), 1), 1.0)
+    GameAnalysis.objects.filter(pk=job.pk).update(updated_at=job.updated_at.replace(year=2000))
+    assert analysis.pending("another") == [game.pk]
+    analyse_now(game)
+    stored = GameAnalysis.objects.get(pk=job.pk)
+    assert stored.status == GameAnalysis.DONE and stored.rounds_done == 2
+    assert stored.rounds[0]["cards"][0]["view"]["values"]  # the first round was kept, not redone
+    assert analysis.claim(game, "x") is None  # done: nothing to claim
+
+
+def test_a_running_game_is_never_analysed_nor_shown():
+    owner, *_ = make_players()
+    table = make_table(owner, [owner, "random", "random", "random"])
+    game = start(table, owner)
+    assert game.status == Game.RUNNING
+    with pytest.raises(CommandError, match="still running"):
+        call_command("analyse", str(game.pk), stdout=io.StringIO())
+    with pytest.raises(ValueError, match="still running"):
+        analysis.claim(game, "w")
+    assert analysis.analysis_view(game) == {"status": "unavailable"}
+    client = Client()
+    response = client.get(f"/games/{game.pk}/analysis.json")
+    assert response.status_code == 409
+    body = json.dumps(response.json())
+    assert "values" not in body and "hands" not in body
+    assert not GameAnalysis.objects.exists()
+    assert service  # the game was started through the service
+
+
+def test_an_imported_game_can_be_analysed():
+    from games.records import game_record, import_record
+
+    game = played_game(seed=9)
+    imported = import_record(json.loads(json.dumps(game_record(game))))
+    analyse_now(imported)
+    assert analysis.accuracy_by_player(imported) is not None

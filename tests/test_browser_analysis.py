@@ -1,0 +1,179 @@
+"""The analysis in the replay: a deliberately bad card is marked with its loss and the better card, the
+evaluation graph is drawn, every player's accuracy shown; a game that ends at a live table is analysed in
+the background with a progress bar, never before it is over."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+
+import httpx
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from bots.rules import RuleBot
+from games.engine import CARD_CODES, OBE_ABE, Action, RoundState, iter_cards, next_seat
+from games.engine.fair import random_deal
+from games.hslu import encode_round
+from tests.browser_helpers import add_bots, become_guest, start_game
+from tests.server_helpers import ROOT, _server_env, running_server
+from tests.test_browser_replay import open_fair_table, play_to_the_end
+
+pytest_plugins = ["tests.browser_helpers"]
+
+
+@pytest.fixture(scope="module")
+def jass_server(tmp_path_factory: pytest.TempPathFactory):
+    """The project with analysis on (the other browser tests turn it off), over its own SQLite database."""
+    database = tmp_path_factory.mktemp("analysis") / "db.sqlite3"
+    env = {"JASSWEB_SQLITE_PATH": str(database), "JASSWEB_BOT_DELAY_MS": "0", "JASSWEB_ANALYSIS": "1"}
+    with running_server(env) as base:
+        yield base, env
+
+
+@pytest.fixture
+def open_page(browser, jass_server):
+    base, _ = jass_server
+    contexts = []
+
+    def factory(**options):
+        context = browser.new_context(base_url=base, viewport={"width": 1366, "height": 900}, **options)
+        context.set_default_timeout(60_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield factory
+    for context in contexts:
+        context.close()
+
+
+def _blunder_round(seed: int) -> tuple[RoundState, int, int] | None:
+    """An Obe-Abe round of rule bots in which one seat, last to a trick the opponents hold and void in the
+    led suit, throws an Ace (the top of its suit: a sure trick later) instead of a card worth nothing.
+
+    Returns the finished round, the number of the bad card (1-based) and its seat, or None for this seed.
+    """
+    rng = random.Random(seed)
+    bot = RuleBot()
+    generator = np.random.default_rng(seed)
+    state = RoundState.deal(random_deal(rng), 0).apply(Action.trump(OBE_ABE))
+    blunder = None
+    while not state.is_over:
+        action = bot.act(state.observation(state.player), generator)
+        if blunder is None and len(state.trick) == 3 and state.cards_played >= 8:
+            seat = state.player
+            led = state.trick[0] // 9
+            hand = state.hands[seat]
+            winner_seat = (state.leader - state.trick.index(state.top)) % 4
+            aces = [c for c in iter_cards(state.legal_mask()) if c % 9 == 0 and c // 9 != led]
+            blanks = [c for c in iter_cards(state.legal_mask()) if c % 9 in (5, 7, 8)]  # 9, 7, 6: nothing in Obe
+            void = not any(c // 9 == led for c in iter_cards(hand))
+            if void and winner_seat % 2 != seat % 2 and aces and blanks:
+                action = Action.card(aces[0])
+                blunder = (state.cards_played + 1, seat)
+        state = state.apply(action, state.player)
+    return (state, *blunder) if blunder else None
+
+
+def _record() -> tuple[list[dict], int, int, str]:
+    """Two rounds as HSLU logs (what ``importgame`` reads): the first holds the scripted blunder."""
+    for seed in range(200):
+        found = _blunder_round(seed)
+        if found:
+            break
+    else:
+        raise AssertionError("no seed gave a blunder position")
+    first, card_number, seat = found
+    bad_card = first.actions()[card_number].value  # actions()[0] is the trump
+    rng = random.Random(seed + 1000)
+    bot = RuleBot()
+    generator = np.random.default_rng(seed)
+    second = RoundState.deal(random_deal(rng), next_seat(0))
+    while not second.is_over:
+        second = second.apply(bot.act(second.observation(second.player), generator), second.player)
+    return [encode_round(first), encode_round(second)], card_number, seat, CARD_CODES[bad_card]
+
+
+def _manage(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=_server_env(env),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return done.stdout
+
+
+def test_a_thrown_ace_is_marked_with_its_loss_and_the_better_card(open_page, jass_server):
+    _, env = jass_server
+    logs, card_number, seat, ace = _record()
+    game_id = json.loads(_manage(env, "importgame", "-", "--name", "Blunder", stdin=json.dumps(logs)))["game"]
+    output = _manage(env, "analyse", str(game_id))
+    assert "accuracy North" in output, output
+
+    page = open_page()
+    page.goto(f"/games/{game_id}/replay?round=1&card={card_number}")
+    panel = page.get_by_test_id("analysis-panel")
+    verdict = panel.get_by_test_id("analysis-card")
+    assert verdict.get_attribute("data-mark") in ("?", "??"), verdict.inner_text()
+    loss = float(verdict.get_attribute("data-loss"))
+    assert loss >= 10, verdict.inner_text()
+    expect(panel.get_by_test_id("analysis-view")).to_contain_text(f"Lost {round(loss)} pts")
+    better = panel.get_by_test_id("analysis-best")
+    expect(better).to_be_visible()
+    assert better.inner_text().strip() != "", "the better card is named"
+    # The card itself is the Ace that was thrown, and the slider carries its mark.
+    expect(verdict.locator(".an-head")).to_contain_text("A by ")
+    assert verdict.locator(".an-head .rp-code").first.get_attribute("title"), ace
+    mark = page.locator(f"[data-testid=slider-analysis-mark][data-card='{card_number}']")
+    expect(mark).to_have_count(1)
+    # The evaluation graph: two lines of 37 points (before the first card and after each card).
+    graph = panel.get_by_test_id("eval-graph")
+    expect(graph).to_be_visible()
+    lines = graph.locator("polyline")
+    expect(lines).to_have_count(2)
+    assert len(lines.first.get_attribute("points").split()) == 37
+    # Accuracy for all four players, each a percentage.
+    shown = panel.get_by_test_id("accuracy-seat")
+    expect(shown).to_have_count(4)
+    for text in shown.all_inner_texts():
+        assert text.strip().endswith("%"), text
+    blunderer = panel.locator(f"[data-testid=accuracy-seat][data-seat='{seat}']")
+    expect(blunderer).to_be_visible()
+
+
+def test_a_game_that_ends_is_analysed_in_the_background_with_a_progress_bar(open_page, jass_server):
+    base, _ = jass_server
+    page = open_page()
+    page.goto("/")
+    become_guest(page, "Analyst")
+    open_fair_table(page, "Analysed", 2)
+    add_bots(page, [0, 1, 3], bot="rules")
+    start_game(page)
+    play_to_the_end(page)
+    replay = page.get_by_test_id("replay-link").first.get_attribute("href")
+    game_id = int(replay.split("/")[2])
+    page.goto(replay)
+    panel = page.get_by_test_id("analysis-panel")
+    seen_progress = False
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if panel.get_by_test_id("analysis-progress").count():
+            seen_progress = True
+        if panel.get_by_test_id("eval-graph").count():
+            break
+        page.wait_for_timeout(500)
+    else:
+        raise AssertionError("the analysis did not finish in 5 minutes")
+    assert seen_progress, "a progress bar shows while the analysis runs"
+    expect(panel.get_by_test_id("accuracy-seat")).to_have_count(4)
+    analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
+    assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2

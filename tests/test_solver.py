@@ -1,0 +1,132 @@
+"""The open-hand solver (bots/solver.py) against a brute force, and its lines replayed through the engine."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from numba import njit
+
+from bots.rollout import PLAYER, TRICKS_DONE, encode_round, legal_mask, play_card, score
+from bots.solver import Solver
+from games.engine import Action, RoundState
+from games.engine.fair import random_deal
+from tests.engine_helpers import random_card
+
+
+@njit(cache=True)
+def _brute_force(row: np.ndarray, team: int) -> int:
+    """Minimax over every legal card (no pruning, no table) on the rollout kernels: ``team``'s final points."""
+    if row[PLAYER] < 0:
+        return score(row, team)
+    maximizing = row[PLAYER] % 2 == team
+    best = -1 if maximizing else 1 << 20
+    mask = legal_mask(row)
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        card = 0
+        while low > 1:
+            low >>= 1
+            card += 1
+        child = row.copy()
+        play_card(child, card)
+        value = _brute_force(child, team)
+        if (maximizing and value > best) or (not maximizing and value < best):
+            best = value
+    return best
+
+
+def brute_force_values(state: RoundState) -> dict[int, int]:
+    """Every legal card's value for the mover's team, by brute force."""
+    team = state.player % 2
+    values = {}
+    for card in state.legal_cards():
+        after = state.play(card)
+        values[card] = after.score()[team] if after.is_over else _brute_force(encode_round(after), team)
+    return values
+
+
+def _late_position(rng: random.Random, trump: int, cards_left: int) -> RoundState:
+    """A random round of ``trump`` played at random (checked path) until ``cards_left`` cards are left."""
+    state = RoundState.deal(random_deal(rng), rng.randrange(4)).apply(Action.trump(trump))
+    while 36 - state.cards_played > cards_left:
+        state = state.play(random_card(state.legal_mask(), rng))
+    return state
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(bits=16)
+
+
+@pytest.mark.parametrize("trump", range(6))
+def test_values_equal_a_brute_force_on_late_positions(solver, trump):
+    """2,000 positions in all (this trump's share), 1 to 12 cards left, every legal card's value exact."""
+    rng = random.Random(1000 + trump)
+    count = 2000 // 6 + (1 if trump < 2000 % 6 else 0)
+    for _ in range(count):
+        state = _late_position(rng, trump, rng.randrange(1, 13))
+        assert solver.card_values(state).values == brute_force_values(state), state
+
+
+def test_the_match_bonus_counts_for_the_team_that_can_still_make_it():
+    """Both teams' values in a literal endgame where North-South can still make a Match (+100)."""
+    rng = random.Random(3)
+    # Find a late position where one team has taken every trick so far: the Match is still on.
+    for _ in range(500):
+        state = _late_position(rng, rng.randrange(6), 8)
+        winners = {trick.winner % 2 for trick in state.tricks}
+        if len(winners) == 1:
+            break
+    else:
+        pytest.fail("no position with the Match still on")
+    team = winners.pop()
+    solver = Solver(bits=12)
+    value = solver.value(state, team)
+    row = encode_round(state)
+    assert row[TRICKS_DONE] == 7
+    assert value == _brute_force(row, team)
+    assert solver.value(state, 1 - team) == _brute_force(encode_round(state), 1 - team)
+
+
+def _rules_positions(trump: int, count: int, cards_left: int) -> list[RoundState]:
+    """Positions from rounds the rule bot plays on every seat (the trump fixed), ``cards_left`` cards from the end."""
+    from bots.rules import RuleBot
+
+    bot = RuleBot()
+    rng = random.Random(trump)
+    generator = np.random.default_rng(trump)
+    positions = []
+    for _ in range(count):
+        state = RoundState.deal(random_deal(rng), rng.randrange(4)).apply(Action.trump(trump))
+        while 36 - state.cards_played > cards_left:
+            action = bot.act(state.observation(state.player), generator)
+            state = state.apply(action, state.player)
+        positions.append(state)
+    return positions
+
+
+@pytest.mark.parametrize("trump", range(6))
+def test_the_principal_variation_scores_its_value_through_the_checked_path(trump):
+    """From positions of rule-bot rounds, the solver's line played with ``RoundState.apply`` ends at its value."""
+    solver = Solver(bits=18)
+    for state in _rules_positions(trump, 6, 20):
+        team = state.player % 2
+        value = solver.card_values(state).best
+        for card in solver.principal_variation(state):
+            state = state.apply(Action.card(card), state.player)
+        assert state.is_over
+        assert state.score()[team] == value
+
+
+def test_it_solves_a_whole_deal_from_the_first_card():
+    """Obe-Abe from the deal: every card of the leader valued, the best one agrees with ``value``."""
+    rng = random.Random(8)
+    state = RoundState.deal(random_deal(rng), 0).apply(Action.trump(4))
+    solver = Solver()
+    solution = solver.card_values(state)
+    assert set(solution.values) == set(state.legal_cards())
+    assert all(0 <= value <= 257 for value in solution.values.values())
+    assert solution.best == solver.value(state)
