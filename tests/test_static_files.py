@@ -121,3 +121,16 @@ def test_an_edited_static_file_is_served_under_its_plain_name_in_debug(settings,
     assert HashedStaticStorage(location=root, base_url="/static/").url("js/a.js") == "/static/js/a.js"
     settings.DEBUG = False  # production serves what was collected
     assert HashedStaticStorage(location=root, base_url="/static/").url("js/a.js") == "/static/js/a.0123456789ab.js"
+
+
+def test_every_stylesheet_closes_the_blocks_it_opens():
+    """An unclosed ``@media {`` silently makes every later rule phone-only: each block must close."""
+    for sheet in sorted((ROOT / "static").rglob("*.css")):
+        text = re.sub(r"/\*.*?\*/", "", sheet.read_text(), flags=re.S)
+        text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', text)
+        depth, line = 0, 1
+        for char in text:
+            line += char == "\n"
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            assert depth >= 0, f"{sheet.name}: a '}}' closes nothing near line {line}"
+        assert depth == 0, f"{sheet.name}: {depth} block(s) left open"
