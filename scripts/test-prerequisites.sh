@@ -8,6 +8,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)  # the browser tests
+command -v node >/dev/null 2>&1 || missing+=(nodejs)  # tests/test_static_files.py parses every module
 # scripts/production-smoke.sh (tests/test_production_smoke.py): nginx in front, a throwaway certificate
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)

@@ -20,6 +20,10 @@ def production_env(folder: Path, **extra: str) -> dict[str, str]:
         "REDIS_URL": require_redis(),
         "JASSWEB_CHANNEL_PREFIX": f"hostile-{uuid.uuid4().hex[:10]}",
         "JASSWEB_BOT_DELAY_MS": "0",
+        # Plain HTTP on loopback stands for the TLS proxy in front (deploy/nginx): no redirect to
+        # https and cookies a plain-HTTP client keeps; tests/test_production_smoke.py covers HTTPS.
+        "JASSWEB_SSL_REDIRECT": "0",
+        "JASSWEB_SECURE_COOKIES": "0",
         **extra,
     }
 

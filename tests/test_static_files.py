@@ -134,3 +134,18 @@ def test_every_stylesheet_closes_the_blocks_it_opens():
             depth += {"{": 1, "}": -1}.get(char, 0)
             assert depth >= 0, f"{sheet.name}: a '}}' closes nothing near line {line}"
         assert depth == 0, f"{sheet.name}: {depth} block(s) left open"
+
+
+def test_every_module_parses():
+    """A merge that drops one ``}`` breaks a whole page: every module must parse as an ES module (Node)."""
+    modules = sorted((ROOT / "static" / "js").rglob("*.js"))
+    assert modules
+    for module in modules:
+        checked = subprocess.run(
+            ["node", "--input-type=module", "--check"],
+            input=module.read_text(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert checked.returncode == 0, f"{module.name}: {checked.stderr.strip().splitlines()[:4]}"

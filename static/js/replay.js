@@ -281,6 +281,7 @@ function weisPanel(rnd) {
     rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, "Nothing declared yet."),
     decided && team >= 0 ? h("p", { class: "weis-verdict" }, `${TEAM_NAMES[team]} score ${rnd.weis.points[team]} in Weis`
       + (rnd.multiplier > 1 ? ` ×${rnd.multiplier}` : "")) : null);
+}
 
 // -- analysis (games/analysis.py): marks, losses, the evaluation graph, accuracy ---------------
 
