@@ -44,13 +44,19 @@ async def ping(client: LiveClient, number: int) -> float:
     await client.send({"type": "ping", "id": number})
     while True:
         frame = await client.receive(10)
+        assert frame["type"] != "error", f"the ping was refused: {frame}"
         if frame["type"] == "pong" and frame.get("id") == number:
             return time.perf_counter() - started
 
 
 @pytest.mark.asyncio
 async def test_four_mcts_bots_play_a_game_while_the_server_answers_pings(tmp_path):
-    env = {"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3"), "JASSWEB_BOT_DELAY_MS": "0"}
+    # Fifty pings a second are far over a person's message budget (tests/test_limits.py pins it).
+    env = {
+        "JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+        "JASSWEB_BOT_DELAY_MS": "0",
+        "JASSWEB_LIMIT_MESSAGE_PERSON": "off",
+    }
     migrate(env)
     server = ServerProcess(env)
     workers: set[int] = set()

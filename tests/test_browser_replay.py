@@ -32,6 +32,8 @@ def open_fair_table(page: Page, name: str, rounds: int, seat: str = "2") -> None
     form.get_by_label("Your seat").select_option(seat)
     form.get_by_role("button", name="Open table").click()
     page.wait_for_url("**/tables/*/")
+    # Seat controls act over the socket: a click before it is open only says "not connected".
+    expect(page.get_by_test_id("table-app")).to_have_attribute("data-socket", "open")
 
 
 def play_to_the_end(page: Page) -> None:
