@@ -451,8 +451,6 @@ def _cheapest_lead(know: _Knowledge, cards: int) -> int:
 
 class RuleBot(Bot):
     name = "rules"
-    label = "Rule-based"
-    description = "Scores its hand to pick a trump; draws trumps, cashes Bocks, gives points to its partner."
 
     def choose_trump(self, obs: Observation, rng: np.random.Generator) -> int:
         # Stöck are 20 points for the team with King and Queen of trump (the score is on a points scale).

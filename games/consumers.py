@@ -22,9 +22,8 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from bots.remote import AUTO, DIALECTS, BotUrlError, ExchangeError, check_bot_url, guarded_address, probe_bot
-from bots.runner import runner
-from games import access, limits, service, snapshot, states
+from games import access, bothooks, limits, service, snapshot, states
+from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.identity import player_for_scope
 from games.models import Game, Player, Table
@@ -86,11 +85,11 @@ def _card_field(content: dict[str, Any], kind: str) -> str:
 async def _guard(url: str) -> None:
     """Refuse a bot URL whose form is wrong or whose address the private-address guard forbids."""
     try:
-        await guarded_address(check_bot_url(url))
+        await bothooks.check_address(url)
     except BotUrlError as exc:
-        raise ServiceError("bot_url_refused" if exc.kind == "private_address" else "bad_bot_url", str(exc)) from None
-    except ExchangeError as exc:
-        raise ServiceError("bad_bot_url", str(exc)) from None
+        raise ServiceError(
+            "bot_url_refused" if exc.kind == FaultKind.PRIVATE_ADDRESS else "bad_bot_url", str(exc)
+        ) from None
 
 
 def _table_timeout(table_id: int) -> float:
@@ -143,13 +142,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
         _live.add(self)
-        runner.ensure_started()
+        bothooks.driver().ensure_started()
         await self.accept()
         self.version = self.public.version
         await self.send_public(self.public)
         meta = self.public.game_meta
         if meta is not None and meta["status"] == Game.RUNNING:
-            runner.wake(meta["id"])  # a game that lost its driver (a restart) is driven again
+            bothooks.driver().wake(meta["id"])  # a game that lost its driver (a restart) is driven again
 
     async def disconnect(self, code: int) -> None:
         _live.discard(self)
@@ -245,7 +244,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def on_add_remote_bot(self, content: dict[str, Any]) -> None:
         """Seat an HSLU bot by URL; its address is checked first, so nothing is sent to a refused one."""
-        url, name, dialect = _text_field(content, "url"), content.get("name") or "", content.get("dialect", AUTO)
+        url, name, dialect = (
+            _text_field(content, "url"),
+            content.get("name") or "",
+            content.get("dialect", Dialect.AUTO),
+        )
         if not isinstance(name, str) or not isinstance(dialect, str):
             raise ServiceError("bad_message", "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
@@ -261,7 +264,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         Only those who may seat bots may test them, one test at a time and within the limits on
         outbound calls; the test runs beside the connection, which keeps receiving the table's states.
         """
-        url, dialect = _text_field(content, "url"), content.get("dialect", AUTO)
+        url, dialect = _text_field(content, "url"), content.get("dialect", Dialect.AUTO)
         if dialect not in DIALECTS:
             raise ServiceError("bad_message", f"'dialect' is one of {', '.join(DIALECTS)}")
         seat = _int_field(content, "seat") if "seat" in content else 2  # the seat the bot is invited to
@@ -285,7 +288,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
         try:
-            result = await probe_bot(url, dialect, timeout, seat)
+            result = await bothooks.probe_bot(url, dialect, timeout, seat)
             await self.send_json({"type": "bot_test", "id": ref, **asdict(result)})
         except Exception:
             log.exception("table %s: testing bot %s failed", self.table_id, url)
@@ -505,7 +508,7 @@ async def _note_connections_again() -> None:
             await database_sync_to_async(service.connect)(consumer.table_id, consumer.player_id, consumer.channel_name)
 
 
-runner.rejoin = _note_connections_again
+bothooks.on_rejoin(_note_connections_again)
 
 
 class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
@@ -519,7 +522,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         _lobby_watchers.add(self)
         tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
         await self.send_json({"type": "tables", "tables": tables})
-        runner.ensure_started()
+        bothooks.driver().ensure_started()
 
     async def disconnect(self, code: int) -> None:
         _lobby_watchers.discard(self)

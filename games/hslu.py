@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from games.catalogue import FaultKind
 from games.engine import (
     CARD_CODES,
     PUSH,
@@ -54,7 +55,7 @@ class InvalidMessageError(JassError):
 class InvalidReplyError(InvalidActionError):
     """A bot's reply that is not a usable action; ``kind`` names the fault."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: FaultKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -375,14 +376,14 @@ def parse_reply_body(body: bytes | str) -> Any:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         preview = body[:80] if isinstance(body, str) else body[:80].decode("utf-8", "replace")
-        raise InvalidReplyError("not_json", f"reply is not JSON ({exc}): {preview!r}") from None
+        raise InvalidReplyError(FaultKind.NOT_JSON, f"reply is not JSON ({exc}): {preview!r}") from None
 
 
 def _reply_field(reply: object, key: str) -> object:
     if not isinstance(reply, dict):
-        raise InvalidReplyError("not_object", f"reply must be a JSON object with {key!r}, got {reply!r:.80}")
+        raise InvalidReplyError(FaultKind.NOT_OBJECT, f"reply must be a JSON object with {key!r}, got {reply!r:.80}")
     if key not in reply:
-        raise InvalidReplyError("missing_field", f"reply has no {key!r} field: {reply!r:.80}")
+        raise InvalidReplyError(FaultKind.MISSING_FIELD, f"reply has no {key!r} field: {reply!r:.80}")
     return reply[key]
 
 
@@ -390,9 +391,9 @@ def parse_trump_reply(reply: object) -> int:
     """Return the trump code of a ``{"trump": n}`` reply: 0..5, or 10 to push."""
     value = _reply_field(reply, "trump")
     if type(value) is not int:
-        raise InvalidReplyError("wrong_type", f"'trump' must be an integer, got {value!r:.40}")
+        raise InvalidReplyError(FaultKind.WRONG_TYPE, f"'trump' must be an integer, got {value!r:.40}")
     if value not in TRUMPS and value != PUSH:
-        raise InvalidReplyError("bad_trump", f"'trump' must be 0-5 or 10 (push), got {value!r}")
+        raise InvalidReplyError(FaultKind.BAD_TRUMP, f"'trump' must be 0-5 or 10 (push), got {value!r}")
     return value
 
 
@@ -400,8 +401,8 @@ def parse_card_reply(reply: object) -> int:
     """Return the card id of a ``{"card": "C8"}`` reply."""
     value = _reply_field(reply, "card")
     if not isinstance(value, str):
-        raise InvalidReplyError("wrong_type", f"'card' must be a card code string, got {value!r:.40}")
+        raise InvalidReplyError(FaultKind.WRONG_TYPE, f"'card' must be a card code string, got {value!r:.40}")
     card = _CARD_IDS.get(value)
     if card is None:
-        raise InvalidReplyError("unknown_card", f"'card' is not a card code: {value!r:.40}")
+        raise InvalidReplyError(FaultKind.UNKNOWN_CARD, f"'card' is not a card code: {value!r:.40}")
     return card

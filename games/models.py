@@ -11,6 +11,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from games.catalogue import SeatKind
 from games.decks import DECK_CHOICES, FRENCH
 from games.engine import (
     CARD_CODES,
@@ -332,15 +333,15 @@ class GameAnalysis(models.Model):
         return len(self.rounds)
 
 
-def seat_kind(seat: Seat | GameSeat) -> str:
-    """Who plays a seat: "human", "bot" (built-in), "remote" (an HSLU bot) or nobody ("empty")."""
+def seat_kind(seat: Seat | GameSeat) -> SeatKind:
+    """Who plays a seat: a person, a built-in bot, an HSLU bot, or nobody."""
     if seat.player_id:
-        return "human"
+        return SeatKind.HUMAN
     if seat.bot:
-        return "bot"
+        return SeatKind.BOT
     if seat.remote_url:
-        return "remote"
-    return "empty"
+        return SeatKind.REMOTE
+    return SeatKind.EMPTY
 
 
 def deal_to_json(deal: Deal) -> dict[str, object]:

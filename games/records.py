@@ -22,7 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from bots.remote import DIALECTS
+from games.catalogue import DIALECTS, SeatKind
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -63,8 +63,8 @@ MAX_TABLE_NAME = 60
 _MAX_MESSAGE = 600
 _MAX_SEED = 2**63 - 1  # Game.seed is a BigIntegerField
 _MAX_LATENCY = 2**31 - 1
-_SEAT_KINDS = ("human", "bot", "remote", "empty")
-_SEAT_NEEDS = {"bot": (True, False), "remote": (False, True)}  # kind -> (has a bot name, has a url)
+_SEAT_KINDS = tuple(SeatKind)
+_SEAT_NEEDS = {SeatKind.BOT: (True, False), SeatKind.REMOTE: (False, True)}  # kind -> (has a bot name, has a url)
 _TEAM_NAMES = ("North/South", "East/West")
 _CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
 
@@ -803,14 +803,15 @@ def _seats(doc: dict[str, Any]) -> tuple[SeatEntry, ...]:
             raise RecordError(f"{where}: a bot's 'url' starts with http:// or https://, got {url!r:.60}")
         if dialect and dialect not in DIALECTS:
             raise RecordError(f"{where}: 'dialect' must be one of {', '.join(DIALECTS)}, got {dialect!r:.20}")
-        kind = _optional(entry, "kind", "remote" if url else "bot" if bot else "empty")
+        default = SeatKind.REMOTE if url else SeatKind.BOT if bot else SeatKind.EMPTY
+        kind = _optional(entry, "kind", default.value)
         if kind not in _SEAT_KINDS:
             raise RecordError(f"{where}: 'kind' must be one of {', '.join(_SEAT_KINDS)}, got {kind!r:.20}")
         if (bool(bot), bool(url)) != _SEAT_NEEDS.get(kind, (False, False)):
-            needs = {"bot": "a 'bot' name and no 'url'", "remote": "a 'url' and no 'bot' name"}
+            needs = {SeatKind.BOT: "a 'bot' name and no 'url'", SeatKind.REMOTE: "a 'url' and no 'bot' name"}
             raise RecordError(f"{where}: a {kind!r} seat needs {needs.get(kind, 'neither a bot name nor a url')}")
         left = _optional(entry, "left", False)
-        if type(left) is not bool or (left and kind != "human"):
+        if type(left) is not bool or (left and kind != SeatKind.HUMAN):
             raise RecordError(f"{where}: 'left' is true only for a person's seat ('kind': 'human'), got {left!r:.20}")
         seats[position] = SeatEntry(
             position, name or SEAT_NAMES[position], bot, url, dialect if url else "", kind if raw else "", left
@@ -832,7 +833,7 @@ def _standin_moves(doc: dict[str, Any], moves: Sequence[Move], seats: tuple[Seat
         seat = _index(entry, "seat", where, 4, "a seat 0-3")
         if moves[move].seat != seat:
             raise RecordError(f"{where}: move {move} was made by {_seat(moves[move].seat)}, not {_seat(seat)}")
-        if seats[seat].kind and seats[seat].kind != "human":
+        if seats[seat].kind and seats[seat].kind != SeatKind.HUMAN:
             raise RecordError(f"{where}: a stand-in plays only for a person, but {_seat(seat)} is a {seats[seat].kind}")
         if move in found:
             raise RecordError(f"{where}: move {move} is listed twice")

@@ -30,10 +30,18 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from bots.registry import BUILTIN_BOTS
-from bots.remote import AUTO as AUTO_DIALECT
-from bots.remote import DIALECTS, MAX_TIMEOUT, BotUrlError, check_bot_url
 from games import fastpath, oplog, snapshot, states, stats, workers
+from games.catalogue import (
+    BOT_KINDS,
+    DIALECTS,
+    MAX_TIMEOUT,
+    BotUrlError,
+    Dialect,
+    SeatKind,
+    builtin_bots,
+    check_bot_url,
+    known_bots,
+)
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -326,7 +334,7 @@ def take_seat(table_id: int, position: int, player: Player) -> None:
         if any(s.player_id == player.pk for s in seats):
             raise ServiceError("already_seated", "you already have a seat at this table")
         seat = seats[position]
-        if seat.kind != "empty":
+        if seat.kind != SeatKind.EMPTY:
             raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken")
         seat.player, seat.bot = player, ""
         seat.save(update_fields=["player", "bot"])
@@ -349,11 +357,11 @@ def leave_seat(table_id: int, player: Player) -> None:
 def set_bot(table_id: int, position: int, bot: str, actor: Actor) -> None:
     """Put a built-in bot on an empty seat (the table's creator or a seated player may)."""
     position = _check_position(position)
-    if bot not in BUILTIN_BOTS:
-        raise ServiceError("unknown_bot", f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN_BOTS))}")
+    if bot not in builtin_bots():
+        raise ServiceError("unknown_bot", f"unknown bot {bot!r}; {known_bots()}")
     with _seat_change(table_id, actor, "add bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == "human":
+        if seat.kind == SeatKind.HUMAN:
             raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
         seat.bot = bot
         seat.save(update_fields=["bot"])
@@ -377,7 +385,7 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
         raise ServiceError("bad_bot_url", "a bot name has at most 40 characters")
     with _seat_change(table_id, actor, "invite bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == "human":
+        if seat.kind == SeatKind.HUMAN:
             raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", url, name, dialect
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
@@ -394,7 +402,7 @@ def clear_seat(table_id: int, position: int, actor: Actor) -> None:
     position = _check_position(position)
     with _seat_change(table_id, actor, "remove bots") as (_, seats):
         seat = seats[position]
-        if seat.kind not in ("bot", "remote"):
+        if seat.kind not in BOT_KINDS:
             raise ServiceError("not_a_bot", f"there is no bot at {SEAT_NAMES[position]}")
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", "", "", ""
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
@@ -405,10 +413,8 @@ def _check_clock(seconds: object, standin_bot: object) -> None:
         raise ServiceError(
             "bad_options", f"the turn clock is off (0) or 1 to {MAX_TURN_CLOCK} seconds, got {seconds!r:.10}"
         )
-    if standin_bot not in BUILTIN_BOTS:
-        raise ServiceError(
-            "bad_options", f"unknown stand-in bot {standin_bot!r:.40}; built-in bots: {', '.join(sorted(BUILTIN_BOTS))}"
-        )
+    if standin_bot not in builtin_bots():
+        raise ServiceError("bad_options", f"unknown stand-in bot {standin_bot!r:.40}; {known_bots()}")
 
 
 def _check_pause(seconds: object) -> None:
@@ -462,7 +468,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
         seats = _seats(table)
         if not (actor.bot or _may_manage(table, seats, actor)):
             raise ServiceError("not_allowed", "only the table's creator or a seated player can start a game")
-        empty = [SEAT_NAMES[s.position] for s in seats if s.kind == "empty"]
+        empty = [SEAT_NAMES[s.position] for s in seats if s.kind == SeatKind.EMPTY]
         if empty:
             raise ServiceError("seats_empty", f"fill every seat first: {', '.join(empty)} empty")
         seed = secrets.randbits(62) if seed is None else seed
@@ -663,7 +669,7 @@ def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
         if report.standin:
             if not (game_seat.player_id and game_seat.standin):
                 raise ServiceError("not_your_seat", f"no stand-in plays {position} now")
-        elif game_seat.kind not in ("bot", "remote"):
+        elif game_seat.kind not in BOT_KINDS:
             raise ServiceError("not_your_seat", f"{position} is not played by a bot")
         return
     if actor.player_id is None or game_seat.player_id != actor.player_id:
@@ -703,7 +709,7 @@ def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState
             len(state.current.tricks),
             report.latency_ms or 0,
         )
-    if report.dialect and game_seat.remote_dialect == AUTO_DIALECT:
+    if report.dialect and game_seat.remote_dialect == Dialect.AUTO:
         game_seat.remote_dialect = report.dialect
         fields.append("remote_dialect")
     if fields:

@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from bots.registry import bot_choices
 from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
+from games.catalogue import bot_choices
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, Player, Table

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from games.arena import Summary, mean_interval, play_game, schedule, t_quantile_975, wilson
+from bots.arena import Summary, mean_interval, play_game, schedule, t_quantile_975, wilson
 from games.engine import GameState
 from games.models import Game
 from games.service import load_state

@@ -13,8 +13,9 @@ from bots import mcts
 from bots.determinize import Sampler, excluded_cards, possible_cards, unseen_cards
 from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.random import RandomBot
-from bots.registry import BUILTIN_BOTS, bot_choices, get_bot
+from bots.registry import IMPLEMENTATIONS, get_bot
 from bots.rules import RuleBot
+from games.catalogue import bot_choices
 from games.engine import (
     CLUBS,
     DIAMONDS,
@@ -179,7 +180,7 @@ def test_a_live_move_does_not_wait_for_the_compiler(monkeypatch):
 def test_both_levels_are_registered_and_instantiable():
     assert isinstance(get_bot("mcts-fast"), MCTSBot)
     assert isinstance(get_bot("mcts-strong"), MCTSStrongBot)
-    assert {"random", "rules", "mcts-fast", "mcts-strong"} <= set(BUILTIN_BOTS)
+    assert {"random", "rules", "mcts-fast", "mcts-strong"} <= set(IMPLEMENTATIONS)
     assert {c["name"] for c in bot_choices()} >= {"mcts-fast", "mcts-strong"}
 
 

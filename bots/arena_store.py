@@ -6,8 +6,8 @@ from typing import Any
 
 from django.db import transaction
 
+from bots.arena import ArenaGame, GameOutcome, is_url
 from games import stats
-from games.arena import ArenaGame, GameOutcome, is_url
 from games.engine import FAIR, Action, GamePlan, GameState
 from games.hslu import encode_round
 from games.models import Action as ActionRow
