@@ -43,6 +43,7 @@ from bots.registry import get_bot, move_budget
 from games import bothooks, service, snapshot, states, workers
 from games.catalogue import Dialect, SeatKind
 from games.engine import Action, GameState, Observation
+from games.errors import ErrorCode
 from games.events import publisher
 from games.hslu import jass_type
 from games.models import Game, GameSeat
@@ -351,7 +352,7 @@ class LiveGame:
                 table_id=self.info.table_id,
             )
         except service.ServiceError as exc:
-            if exc.code not in ("stale", "game_over", "not_your_seat"):
+            if exc.code not in (ErrorCode.STALE, ErrorCode.GAME_OVER, ErrorCode.NOT_YOUR_SEAT):
                 log.error("bot at seat %s could not move in game %s: %s", turn.seat, self.game_id, exc)
             await self.refresh()  # someone else moved, the game ended, or the seat changed: look again
             return

@@ -49,7 +49,30 @@ _CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
 
 
 class InvalidMessageError(JassError):
-    """An HSLU message or log that is malformed or contradicts the rules."""
+    """An HSLU message or log that is malformed or contradicts the rules.
+
+    Besides the message (``place: problem``), where it is for callers that word it their own way:
+    ``place`` (``"trick 2"``, ``"player 1 hand[3]"``, ``"deal"``; empty for the whole message),
+    ``trick`` and ``card`` (1-based, when the problem is one card of a trick) and ``illegal``
+    (the engine's refusal, when that card is against the rules).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        place: str = "",
+        problem: str = "",
+        trick: int | None = None,
+        card: int | None = None,
+        illegal: IllegalActionError | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.place = place
+        self.problem = problem or message
+        self.trick = trick
+        self.card = card
+        self.illegal = illegal
 
 
 class InvalidReplyError(InvalidActionError):
@@ -134,8 +157,8 @@ def encode_round(state: RoundState, player_view: int | None = None) -> dict[str,
 # -- decoding helpers ----------------------------------------------------------
 
 
-def _fail(where: str, problem: str) -> InvalidMessageError:
-    return InvalidMessageError(f"{where}: {problem}" if where else problem)
+def _fail(where: str, problem: str, **facts: Any) -> InvalidMessageError:
+    return InvalidMessageError(f"{where}: {problem}" if where else problem, place=where, problem=problem, **facts)
 
 
 def _require(data: dict[str, Any], key: str, where: str = "") -> Any:
@@ -151,14 +174,16 @@ def _int_field(data: dict[str, Any], key: str, allowed: Sequence[int], where: st
     return value
 
 
-def _cards_field(value: object, where: str) -> list[int]:
+def _cards_field(value: object, where: str, trick: int | None = None) -> list[int]:
+    """A list of card codes as ids; ``trick``: the (1-based) trick they are the cards of, if any."""
     if not isinstance(value, list):
         raise _fail(where, f"must be a list of card codes, got {value!r}")
     cards = []
     for i, code in enumerate(value):
         card = _CARD_IDS.get(code) if isinstance(code, str) else None
         if card is None:
-            raise _fail(f"{where}[{i}]", f"unknown card code {code!r}")
+            at = {"trick": trick, "card": i + 1} if trick is not None else {}
+            raise _fail(f"{where}[{i}]", f"unknown card code {code!r}", **at)
         cards.append(card)
     return cards
 
@@ -201,7 +226,7 @@ class _PublicTricks:
                 raise _fail(where, f"must be an object, got {entry!r}")
             if len(self.tricks) < number:
                 raise _fail(where, "follows a trick that is not complete")
-            cards = _cards_field(entry.get("cards", []), f"{where} cards")
+            cards = _cards_field(entry.get("cards", []), f"{where} cards", trick=number + 1)
             if len(cards) > 4:
                 raise _fail(where, f"has {len(cards)} cards")
             for card in cards:
@@ -361,7 +386,9 @@ def decode_round(data: object) -> RoundState:
             try:
                 state = state.apply(Action.card(card))
             except IllegalActionError as exc:
-                raise _fail(f"trick {number + 1} card {i + 1}", str(exc)) from None
+                raise _fail(
+                    f"trick {number + 1} card {i + 1}", str(exc), trick=number + 1, card=i + 1, illegal=exc
+                ) from None
     if "currentPlayer" in data and data["currentPlayer"] != state.player:
         raise _fail("", f"'currentPlayer' is {data['currentPlayer']!r} but {state.player} is to move")
     return state

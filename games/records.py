@@ -12,7 +12,6 @@ raises ``RecordError`` whose message names the round, trick and card (all
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,19 +24,24 @@ from django.utils import timezone
 from games.catalogue import DIALECTS, SeatKind
 from games.engine import (
     CARD_CODES,
+    CARD_REFUSALS,
     FAIR,
     SEAT_NAMES,
     STANDARD,
+    TRUMP_NAMES,
     Deal,
     GameConfig,
     GamePlan,
     GameState,
+    IllegalActionError,
     InvalidConfigError,
     JassError,
     RoundState,
     check_schedule,
     codes_of,
+    format_cards,
     hand_weis,
+    iter_cards,
     mask_of,
     next_seat,
     repeat_hands,
@@ -50,7 +54,7 @@ from games.engine import Action as EngineAction
 from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.game import MAX_TARGET
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
-from games.hslu import decode_round, encode_round
+from games.hslu import InvalidMessageError, decode_round, encode_round
 from games.models import Action, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
 from games.service import load_state
 
@@ -406,19 +410,16 @@ def _multipliers(raw: object) -> tuple[int, int, int, int, int, int] | None:
 
 # -- rounds --------------------------------------------------------------------------
 
-_TRICK_CARD = re.compile(r"trick (\d+) card (\d+): (.*)", re.S)
-_TRICK_CODE = re.compile(r"trick (\d+) cards\[(\d+)\]: (.*)", re.S)
-_PLACE = re.compile(r"(trick \d+ cards|trick \d+|player \d+ hand\[\d+\]|player \d+ hand|deal): (.*)", re.S)
-_ILLEGAL = re.compile(r"illegal Action\.card\('(\w+)'\) by (\w+): (.+?) in round\((.*)\)", re.S)
-
 
 def _decode_round(number: int, log: object) -> RoundState:
     """Decode and replay one round log with ``decode_round``; its complaint becomes a ``RecordError``."""
     _check_dealt_once(number, log)
     try:
         return decode_round(log)
+    except InvalidMessageError as exc:
+        raise RecordError(_round_message(number, exc)) from None
     except JassError as exc:
-        raise RecordError(_round_message(number, str(exc))) from None
+        raise RecordError(f"round {number}: {exc}") from None
 
 
 def _check_dealt_once(number: int, log: object) -> None:
@@ -450,37 +451,27 @@ def _check_dealt_once(number: int, log: object) -> None:
                     see(code, f"{SEAT_NAMES[seat]}'s hand")
 
 
-def _round_message(number: int, message: str) -> str:
+def _round_message(number: int, exc: InvalidMessageError) -> str:
     """Put ``decode_round``'s complaint in the record's terms: round, trick, card (1-based)."""
-    match = _TRICK_CARD.fullmatch(message)
-    if match:
-        return f"round {number}, trick {match[1]}, card {match[2]}: {_illegal_card_words(match[3])}"
-    match = _TRICK_CODE.fullmatch(message)
-    if match:
-        return f"round {number}, trick {match[1]}, card {int(match[2]) + 1}: {match[3]}"
-    match = _PLACE.fullmatch(message)
-    if match:
-        return f"round {number}, {match[1]}: {match[2]}"
-    return f"round {number}: {message}"
+    if exc.trick is not None and exc.card is not None:
+        problem = _illegal_card_words(exc.illegal) if exc.illegal is not None else exc.problem
+        return f"round {number}, trick {exc.trick}, card {exc.card}: {problem}"
+    if exc.place:
+        return f"round {number}, {exc.place}: {exc.problem}"
+    return f"round {number}: {exc}"
 
 
-def _illegal_card_words(message: str) -> str:
+def _illegal_card_words(exc: IllegalActionError) -> str:
     """``HA is not legal for East: must follow Spades (trump …; trick so far …; East holds …)``."""
-    match = _ILLEGAL.fullmatch(message)
-    if not match:
-        return message
-    card, seat, reason, state = match.groups()
-    facts = []
-    trump = re.search(r"trump=([\w-]+)", state)
-    if trump:
-        facts.append(f"trump {trump[1]}")
-    trick = re.search(r"trick=\[([^\]]*)\] led by (\w+)", state)
-    if trick:
-        facts.append(f"trick so far {trick[1]}, led by {trick[2]}")
-    hand = re.search(rf"{seat} holds \[([^\]]*)\]", state)
-    if hand:
-        facts.append(f"{seat} holds {hand[1]}")
-    return f"{card} is not legal for {seat}: {reason}" + (f" ({'; '.join(facts)})" if facts else "")
+    state = exc.state
+    if exc.reason not in CARD_REFUSALS or exc.card is None or exc.seat is None or state is None:
+        return str(exc)
+    seat = SEAT_NAMES[exc.seat]
+    facts = [f"trump {TRUMP_NAMES[state.trump]}"]
+    if state.trick:
+        facts.append(f"trick so far {format_cards(state.trick)}, led by {SEAT_NAMES[state.leader]}")
+    facts.append(f"{seat} holds {format_cards(iter_cards(state.hands[exc.seat]))}")
+    return f"{CARD_CODES[exc.card]} is not legal for {seat}: {exc.why} ({'; '.join(facts)})"
 
 
 def _check_dealers(rounds: Sequence[RoundState]) -> None:

@@ -18,6 +18,7 @@ from games.engine import (
     WEST,
     Action,
     IllegalActionError,
+    IllegalReason,
     InvalidActionError,
     RoundState,
     card_from_code,
@@ -94,9 +95,27 @@ def test_illegal_card_error_explains_following_suit():
     # Dealer East: North leads, then West, South, East.
     state = RoundState.deal(hands, dealer=EAST).choose_trump(SPADES).play("HA").play("CA").play("SA")
     assert state.player == EAST
-    with pytest.raises(IllegalActionError, match="by East: must follow Hearts"):
+    with pytest.raises(IllegalActionError, match="by East: must follow Hearts") as excinfo:
         state.play("DA", seat=EAST)
     assert state.legal_cards() == [card_from_code("H6")]
+    refused = excinfo.value
+    assert (refused.reason, refused.seat, refused.card) == (IllegalReason.FOLLOW, EAST, card_from_code("DA"))
+    assert refused.why == "must follow Hearts" and refused.state is state
+
+
+def test_a_refusal_carries_its_reason_and_seat():
+    state = RoundState.deal(ALL_HEARTS, dealer=EAST)
+    cases = [
+        (lambda: state.play("HA"), IllegalReason.TRUMP_FIRST, NORTH),
+        (lambda: state.choose_trump(PUSH).choose_trump(PUSH), IllegalReason.PUSH, SOUTH),
+        (lambda: state.choose_trump(HEARTS).choose_trump(SPADES), IllegalReason.TRUMP_DECLARED, NORTH),
+        (lambda: state.choose_trump(HEARTS).play("DA", seat=EAST), IllegalReason.NOT_YOUR_TURN, EAST),
+        (lambda: state.choose_trump(HEARTS).play("DA"), IllegalReason.ABSENT, NORTH),
+    ]
+    for attempt, reason, seat in cases:
+        with pytest.raises(IllegalActionError) as excinfo:
+            attempt()
+        assert (excinfo.value.reason, excinfo.value.seat) == (reason, seat), str(excinfo.value)
 
 
 def test_malformed_actions_are_invalid_not_illegal():
