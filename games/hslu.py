@@ -23,6 +23,7 @@ from typing import Any
 from games.catalogue import FaultKind
 from games.engine import (
     CARD_CODES,
+    CARD_IDS,
     PUSH,
     SEAT_NAMES,
     TRUMPS,
@@ -45,7 +46,6 @@ SCHIEBER = "SCHIEBER"
 SCHIEBER_1000 = "SCHIEBER_1000"
 SCHIEBER_2500 = "SCHIEBER_2500"
 JASS_TYPES = (SCHIEBER, SCHIEBER_1000, SCHIEBER_2500)
-_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
 
 
 class InvalidMessageError(JassError):
@@ -180,7 +180,7 @@ def _cards_field(value: object, where: str, trick: int | None = None) -> list[in
         raise _fail(where, f"must be a list of card codes, got {value!r}")
     cards = []
     for i, code in enumerate(value):
-        card = _CARD_IDS.get(code) if isinstance(code, str) else None
+        card = CARD_IDS.get(code) if isinstance(code, str) else None
         if card is None:
             at = {"trick": trick, "card": i + 1} if trick is not None else {}
             raise _fail(f"{where}[{i}]", f"unknown card code {code!r}", **at)
@@ -429,7 +429,7 @@ def parse_card_reply(reply: object) -> int:
     value = _reply_field(reply, "card")
     if not isinstance(value, str):
         raise InvalidReplyError(FaultKind.WRONG_TYPE, f"'card' must be a card code string, got {value!r:.40}")
-    card = _CARD_IDS.get(value)
+    card = CARD_IDS.get(value)
     if card is None:
         raise InvalidReplyError(FaultKind.UNKNOWN_CARD, f"'card' is not a card code: {value!r:.40}")
     return card

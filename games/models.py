@@ -7,6 +7,7 @@ over its stored deals with the engine (``Game.plan`` + ``GameState.replay``).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Sequence
 
 from django.conf import settings
 from django.db import models
@@ -357,6 +358,40 @@ def deal_to_json(deal: Deal) -> dict[str, object]:
 def deal_from_json(index: int, data: dict) -> Deal:
     hands = tuple(mask_from_codes(hand) for hand in data["hands"])
     return Deal(index, data["dealer"], hands, data.get("repeats"), tuple(data.get("permutation", (0, 1, 2, 3))))
+
+
+def new_table(**fields: object) -> Table:
+    """Store a table with its four seats, empty (the one place a table is made: the service, imports)."""
+    table = Table.objects.create(**fields)
+    Seat.objects.bulk_create([Seat(table=table, position=position) for position in range(4)])
+    return table
+
+
+def new_game(
+    table: Table,
+    config: GameConfig,
+    deals: Iterable[Deal],
+    seats: Iterable[dict[str, object]],
+    schedule: Sequence[int] | None = None,
+    **fields: object,
+) -> Game:
+    """Store a game of ``config`` at ``table``: its options, deals and four ``GameSeat`` rows (from
+    ``seats``, each the fields of one, North first). The one place a game is made: a new game
+    (``service.start_game``) and an imported one (``records.store_record``); ``fields`` are the rest."""
+    game = Game.objects.create(
+        table=table,
+        mode=config.mode,
+        target=config.target if config.mode == STANDARD else None,
+        round_count=config.round_count if config.mode == FAIR else None,
+        multipliers=list(config.multipliers) if config.multipliers else None,
+        weis=config.weis,
+        seed=config.seed,
+        fair_schedule=list(schedule) if schedule is not None else None,
+        deals=[deal_to_json(deal) for deal in deals],
+        **fields,
+    )
+    GameSeat.objects.bulk_create([GameSeat(game=game, **seat) for seat in seats])
+    return game
 
 
 # -- statistics and ratings: written once, in the transaction that ends a game (games.stats) --------

@@ -24,6 +24,7 @@ from django.utils import timezone
 from games.catalogue import DIALECTS, SeatKind
 from games.engine import (
     CARD_CODES,
+    CARD_IDS,
     CARD_REFUSALS,
     FAIR,
     SEAT_NAMES,
@@ -55,7 +56,7 @@ from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.game import MAX_TARGET
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
 from games.hslu import InvalidMessageError, decode_round, encode_round
-from games.models import Action, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.models import Action, Fault, Game, GameSeat, Player, new_game, new_table
 from games.service import load_state
 
 TRUMP_KEYS = ("0", "1", "2", "3", "4", "5")
@@ -70,7 +71,6 @@ _MAX_LATENCY = 2**31 - 1
 _SEAT_KINDS = tuple(SeatKind)
 _SEAT_NEEDS = {SeatKind.BOT: (True, False), SeatKind.REMOTE: (False, True)}  # kind -> (has a bot name, has a url)
 _TEAM_NAMES = ("North/South", "East/West")
-_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
 
 
 class RecordError(ValueError):
@@ -429,7 +429,7 @@ def _check_dealt_once(number: int, log: object) -> None:
     seen: dict[str, str] = {}
 
     def see(code: object, place: str) -> None:
-        if not isinstance(code, str) or code not in _CARD_IDS:
+        if not isinstance(code, str) or code not in CARD_IDS:
             return
         if code in seen:
             raise RecordError(f"round {number}: card {code} is dealt twice ({seen[code]} and {place})")
@@ -614,10 +614,10 @@ def _declared_weis(where: str, entry: dict[str, Any], dealt: tuple[int, ...]) ->
             raise RecordError(f"{place}: a Weis is an object with 'seat' and 'cards', got {item!r:.60}")
         seat = _index(item, "seat", place, 4, "a seat 0-3")
         cards = item.get("cards")
-        if not isinstance(cards, list) or not all(isinstance(c, str) and c in _CARD_IDS for c in cards):
+        if not isinstance(cards, list) or not all(isinstance(c, str) and c in CARD_IDS for c in cards):
             raise RecordError(f"{place}: 'cards' must be a list of card codes like 'HA', got {cards!r:.60}")
         try:
-            mask = mask_of(_CARD_IDS[c] for c in cards)
+            mask = mask_of(CARD_IDS[c] for c in cards)
         except JassError as exc:
             raise RecordError(f"{place}: {exc}") from None
         who = SEAT_NAMES[seat]
@@ -957,7 +957,7 @@ def store_record(
         raise RecordError(f"a table name has at most {MAX_TABLE_NAME} characters")
     config, state = record.config, record.state
     with transaction.atomic():
-        table = Table.objects.create(
+        table = new_table(
             name=table_name,
             mode=config.mode,
             target=config.target,
@@ -967,19 +967,24 @@ def store_record(
             created_by=importer,
             private=bool(private),
             imported=True,
-        )
-        # Every table has four seats; an imported one's stay empty (it never plays).
-        Seat.objects.bulk_create([Seat(table=table, position=position) for position in range(4)])
-        game = Game.objects.create(
-            table=table,
-            mode=config.mode,
-            target=config.target if config.mode == STANDARD else None,
-            round_count=config.round_count if config.mode == FAIR else None,
-            multipliers=list(config.multipliers) if config.multipliers else None,
-            weis=config.weis,
-            seed=config.seed,
-            fair_schedule=list(record.schedule) if record.schedule is not None else None,
-            deals=[deal_to_json(deal) for deal in record.deals],
+        )  # its seats stay empty: it never plays
+        game = new_game(
+            table,
+            config,
+            record.deals,
+            [
+                {
+                    "position": seat.position,
+                    "name": seat.name,
+                    "bot": seat.bot,
+                    "remote_url": seat.remote_url,
+                    "remote_dialect": seat.remote_dialect,
+                    "standin": GameSeat.LEFT if seat.left else "",
+                    "fault_count": sum(1 for f in record.faults if f.seat == seat.position),
+                }
+                for seat in record.seats
+            ],
+            record.schedule,
             status=record.status,
             abandon_reason=record.abandon_reason,
             standin_bot=record.standin_bot,
@@ -987,21 +992,6 @@ def store_record(
             points=list(state.scores),
             winner=state.winner,
             finished_at=record.finished_at or timezone.now(),
-        )
-        GameSeat.objects.bulk_create(
-            [
-                GameSeat(
-                    game=game,
-                    position=seat.position,
-                    name=seat.name,
-                    bot=seat.bot,
-                    remote_url=seat.remote_url,
-                    remote_dialect=seat.remote_dialect,
-                    standin=GameSeat.LEFT if seat.left else "",
-                    fault_count=sum(1 for f in record.faults if f.seat == seat.position),
-                )
-                for seat in record.seats
-            ]
         )
         Action.objects.bulk_create(
             [

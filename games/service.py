@@ -58,7 +58,19 @@ from games.engine import (
 )
 from games.errors import ErrorCode, ServiceError
 from games.events import Send, publisher
-from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.models import (
+    ROUND_PAUSES,
+    Connection,
+    Fault,
+    Game,
+    GameSeat,
+    Player,
+    Seat,
+    Table,
+    deal_to_json,
+    new_game,
+    new_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -286,7 +298,7 @@ def create_table(
         round_pause_s = settings.JASSWEB_ROUND_PAUSE_S
     _check_pause(round_pause_s)
     with transaction.atomic():
-        table = Table.objects.create(
+        table = new_table(
             name=name,
             mode=table_config.mode,
             target=table_config.target,
@@ -302,7 +314,6 @@ def create_table(
             rated=(table_config.mode == FAIR if rated is None else bool(rated)) and not private,
             created_by=player,
         )
-        Seat.objects.bulk_create([Seat(table=table, position=p) for p in range(4)])
         _changed(table, None, "created")
     return table
 
@@ -474,16 +485,22 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
         config = table.config(seed)
         plan = GamePlan(config)
         dealt = range(config.round_count) if config.mode == FAIR else range(1)
-        game = Game.objects.create(
-            table=table,
-            mode=config.mode,
-            target=config.target if config.mode == STANDARD else None,
-            round_count=config.round_count if config.mode == FAIR else None,
-            multipliers=list(config.multipliers) if config.multipliers else None,
-            weis=config.weis,
-            seed=seed,
-            fair_schedule=list(plan.schedule) if plan.schedule else None,
-            deals=[deal_to_json(plan.deal(i)) for i in dealt],
+        game = new_game(
+            table,
+            config,
+            [plan.deal(i) for i in dealt],
+            [
+                {
+                    "position": s.position,
+                    "player": s.player,
+                    "bot": s.bot,
+                    "remote_url": s.remote_url,
+                    "remote_dialect": s.remote_dialect,
+                    "name": s.player.name if s.player else (s.remote_name or bot_label(s.bot)),
+                }
+                for s in seats
+            ],
+            plan.schedule,
             points=[0, 0],
             turn_clock_s=table.turn_clock_s,
             round_pause_s=table.round_pause_s,
@@ -491,20 +508,6 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             turn_started_at=timezone.now(),
             driver=workers.local_worker_id() or "",
             rated=table.rated and not table.private,
-        )
-        GameSeat.objects.bulk_create(
-            [
-                GameSeat(
-                    game=game,
-                    position=s.position,
-                    player=s.player,
-                    bot=s.bot,
-                    remote_url=s.remote_url,
-                    remote_dialect=s.remote_dialect,
-                    name=s.player.name if s.player else (s.remote_name or bot_label(s.bot)),
-                )
-                for s in seats
-            ]
         )
         _changed(table, game.pk, "started")
         oplog.game_started(game, seats)
