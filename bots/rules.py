@@ -181,12 +181,6 @@ class _Knowledge:
             return self.sizes[seat] * DECLARER_WEIGHT
         return self.sizes[seat]
 
-    def holds_chance(self, seat: int, card: int) -> float:
-        """Estimate the probability that ``seat`` holds ``card`` (one of the remaining cards)."""
-        if not self.possible[seat] >> card & 1:
-            return 0.0
-        return self.share(seat, card) / self.capacity[card]
-
     def holds_any_chance(self, seat: int, mask: int) -> float:
         """Estimate the probability that ``seat`` holds at least one card of ``mask``."""
         mask &= self.possible[seat]

@@ -27,7 +27,7 @@ from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.errors import ErrorCode
 from games.identity import player_for_scope
-from games.models import Game, Player, Table
+from games.models import LOBBY_GROUP, Game, Player, Table, table_group
 from games.service import ServiceError
 
 log = logging.getLogger(__name__)
@@ -130,7 +130,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.noted = False  # this connection is noted for presence
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
-        self.group = f"table.{self.table_id}"
+        self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
         if opened is None:
@@ -530,7 +530,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         self.address = limits.scope_address(self.scope)
-        await self.channel_layer.group_add("lobby", self.channel_name)
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)
         tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
@@ -539,7 +539,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         _lobby_watchers.discard(self)
-        await self.channel_layer.group_discard("lobby", self.channel_name)
+        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The lobby reads nothing; a message is answered once, within the sender's message budget."""

@@ -54,6 +54,14 @@ def new_invite_token() -> str:
 ROUND_PAUSES = (0, 3, 5, 10)  # seconds a round's summary may stay before the next deal's bots move
 
 
+LOBBY_GROUP = "lobby"  # the channel-layer group of everyone watching the lobby
+
+
+def table_group(table_id: int) -> str:
+    """The channel-layer group of everyone watching a table."""
+    return f"table.{table_id}"
+
+
 class Table(models.Model):
     """A table with its options; it hosts one game at a time, and new games after that."""
 
@@ -89,11 +97,6 @@ class Table(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-
-    @property
-    def group_name(self) -> str:
-        """The channel-layer group of everyone watching this table."""
-        return f"table.{self.pk}"
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(

@@ -59,6 +59,7 @@ from games.engine import (
 from games.errors import ErrorCode, ServiceError
 from games.events import Send, publisher
 from games.models import (
+    LOBBY_GROUP,
     ROUND_PAUSES,
     Connection,
     Fault,
@@ -70,6 +71,7 @@ from games.models import (
     deal_to_json,
     new_game,
     new_table,
+    table_group,
 )
 
 log = logging.getLogger(__name__)
@@ -165,9 +167,9 @@ def _after_commit(table_id: int, watchers: dict[str, Any] | None, change: Change
     """Publish a committed change: to the table's watchers, the lobby, and the game's driver."""
     sends: list[Send] = []
     if watchers is not None:
-        sends.append(("group", f"table.{table_id}", watchers))
+        sends.append(("group", table_group(table_id), watchers))
     if change.reason in LOBBY_REASONS:
-        sends.append(("group", "lobby", {"type": "lobby.event", "table": table_id}))
+        sends.append(("group", LOBBY_GROUP, {"type": "lobby.event", "table": table_id}))
     local = workers.local_worker_id()
     if change.game_id is not None and change.driver and change.driver != local:
         sends.append(("channel", workers.driver_channel(change.driver), change.message()))

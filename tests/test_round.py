@@ -25,7 +25,7 @@ from games.engine import (
     codes_of,
 )
 from games.engine.fair import random_deal
-from tests.engine_helpers import hands_from_codes, play_random_round
+from tests.engine_helpers import hands_from_codes, play_random_round, seat_of_action
 
 # North holds every heart: with hearts trump, leading trumps takes all nine tricks.
 ALL_HEARTS = hands_from_codes(
@@ -174,7 +174,7 @@ def test_unchecked_path_matches_checked_path():
         checked = play_random_round(start, random.Random(rng.random()))
         fast = start
         for action in checked[-1].actions():
-            fast = fast.apply_code_unchecked(action.code)
+            fast = fast.apply_unchecked(Action.from_code(action.code))
         assert fast == checked[-1]
 
 
@@ -198,5 +198,5 @@ def test_starting_hands_and_actions_rebuild_the_round():
         assert state.starting_hands() == start.hands
         rebuilt = start
         for index, action in enumerate(state.actions()):
-            rebuilt = rebuilt.apply(action, seat=state.seat_of_action(index))
+            rebuilt = rebuilt.apply(action, seat=seat_of_action(state, index))
         assert rebuilt == state

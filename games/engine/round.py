@@ -352,10 +352,6 @@ class RoundState(NamedTuple):
             actions.append((self.stoeck, Action.stoeck(self._stoeck_pending())))
         return actions
 
-    def seat_of_action(self, index: int) -> int:
-        """Return the seat that took the ``index``-th action of ``actions()``."""
-        return self.seated_actions()[index][0]
-
     def stoeck_card(self) -> int:
         """The card Stöck were announced with (played, or still to be played), or -1."""
         if self.stoeck < 0:
@@ -425,10 +421,6 @@ class RoundState(NamedTuple):
             self.legal_mask(),
             lambda: self.starting_hands()[player],
         )
-
-    def held_weis(self, seat: int) -> tuple[int, ...]:
-        """Every Weis ``seat`` was dealt (declared or not)."""
-        return hand_weis(self.starting_hands()[seat])
 
     # -- checked actions ----------------------------------------------------
 
@@ -539,14 +531,6 @@ class RoundState(NamedTuple):
         if action.is_announcement:
             return self.announce_unchecked(action)
         return self.choose_trump_unchecked(action.value)
-
-    def apply_code_unchecked(self, code: int) -> RoundState:
-        """Apply a compact action code known to be legal (fast path: no validation)."""
-        if code < TRUMP_ACTION_OFFSET:
-            return self.play_unchecked(code)
-        if code > PUSH_CODE:
-            return self.announce_unchecked(Action.from_code(code))
-        return self.choose_trump_unchecked(PUSH if code == PUSH_CODE else code - TRUMP_ACTION_OFFSET)
 
     def announce_unchecked(self, action: Action) -> RoundState:
         """Record a Weis or Stöck of the player to move without validation; the turn stays."""
