@@ -363,9 +363,18 @@ def deal_from_json(index: int, data: dict) -> Deal:
     return Deal(index, data["dealer"], hands, data.get("repeats"), tuple(data.get("permutation", (0, 1, 2, 3))))
 
 
-def new_table(**fields: object) -> Table:
-    """Store a table with its four seats, empty (the one place a table is made: the service, imports)."""
-    table = Table.objects.create(**fields)
+def new_table(name: str, config: GameConfig, **fields: object) -> Table:
+    """Store a table for games of ``config`` with its four seats, empty (the one place a table is made:
+    the service, imports); ``fields`` are the rest."""
+    table = Table.objects.create(
+        name=name,
+        mode=config.mode,
+        target=config.target,
+        round_count=config.round_count,
+        multipliers=config.multipliers is not None,
+        weis=config.weis,
+        **fields,
+    )
     Seat.objects.bulk_create([Seat(table=table, position=position) for position in range(4)])
     return table
 

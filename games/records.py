@@ -958,12 +958,8 @@ def store_record(
     config, state = record.config, record.state
     with transaction.atomic():
         table = new_table(
-            name=table_name,
-            mode=config.mode,
-            target=config.target,
-            round_count=config.round_count,
-            multipliers=config.multipliers is not None,
-            weis=config.weis,
+            table_name,
+            config,
             created_by=importer,
             private=bool(private),
             imported=True,

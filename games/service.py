@@ -301,12 +301,8 @@ def create_table(
     _check_pause(round_pause_s)
     with transaction.atomic():
         table = new_table(
-            name=name,
-            mode=table_config.mode,
-            target=table_config.target,
-            round_count=table_config.round_count,
-            multipliers=multipliers,
-            weis=table_config.weis,
+            name,
+            table_config,
             private=bool(private),
             bot_delay_ms=bot_delay_ms,
             bot_timeout_s=bot_timeout_s,
@@ -568,11 +564,7 @@ def submit(
             raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id} at table {table_id}")
         if game.status != Game.RUNNING:
             raise ServiceError(ErrorCode.GAME_OVER, f"game {game_id} is {game.status}")
-        if expected_seq is not None and expected_seq != game.action_count:
-            raise ServiceError(
-                ErrorCode.STALE,
-                f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}",
-            )
+        _check_fresh(expected_seq, game.action_count)
         seats = fastpath.read_seats(game_id)
         game_seat = seats[seat]
         report = report if actor.bot and report else BotReport()
@@ -647,11 +639,7 @@ def submit_moves(
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
-    if expected_seq is not None and expected_seq != game.action_count:
-        raise ServiceError(
-            ErrorCode.STALE,
-            f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}",
-        )
+    _check_fresh(expected_seq, game.action_count)
     trial = states.load(game)
     for action in actions:
         try:
@@ -665,6 +653,15 @@ def submit_moves(
     for offset, action in enumerate(actions):
         after = submit(game_id, seat, action, actor=actor, expected_seq=seq + offset, table_id=table_id)
     return after
+
+
+def _check_fresh(expected_seq: int | None, action_count: int) -> None:
+    """Refuse a move made for an earlier point of the game (``expected_seq``: the move number it was for)."""
+    if expected_seq is not None and expected_seq != action_count:
+        raise ServiceError(
+            ErrorCode.STALE,
+            f"the game has moved on: this move was for event {expected_seq}, it is at {action_count}",
+        )
 
 
 def _refused(exc: IllegalActionError, out_of_turn: bool) -> ServiceError:

@@ -441,38 +441,28 @@ class RoundState(NamedTuple):
             if type(seat) is not int or not 0 <= seat < 4:
                 raise InvalidActionError(f"not a seat (0-3): {seat!r}")
             if seat != self.player:
-                raise IllegalActionError(
-                    f"illegal {action!r}: it is {SEAT_NAMES[self.player]}'s turn, not {SEAT_NAMES[seat]}'s,"
-                    f" in {self.describe()}",
-                    reason=IllegalReason.NOT_YOUR_TURN,
-                    seat=seat,
-                    state=self,
+                raise self._refused(
+                    action,
+                    f"it is {SEAT_NAMES[self.player]}'s turn, not {SEAT_NAMES[seat]}'s, in {self.describe()}",
+                    IllegalReason.NOT_YOUR_TURN,
+                    seat,
                 )
         if self.trump < 0:
             if action.kind != Action.TRUMP:
-                raise IllegalActionError(
-                    f"illegal {action!r}: a trump must be declared first in {self.describe()}",
-                    reason=IllegalReason.TRUMP_FIRST,
-                    seat=self.player,
-                    state=self,
+                raise self._refused(
+                    action, f"a trump must be declared first in {self.describe()}", IllegalReason.TRUMP_FIRST
                 )
             if action.value == PUSH and self.forehand != -1:
-                raise IllegalActionError(
-                    f"illegal {action!r}: only forehand may push, and only once, in {self.describe()}",
-                    reason=IllegalReason.PUSH,
-                    seat=self.player,
-                    state=self,
+                raise self._refused(
+                    action, f"only forehand may push, and only once, in {self.describe()}", IllegalReason.PUSH
                 )
             return self.choose_trump_unchecked(action.value)
         if action.is_announcement:
             self._check_announcement(action)
             return self.announce_unchecked(action)
         if action.kind != Action.CARD:
-            raise IllegalActionError(
-                f"illegal {action!r}: the trump is already declared in {self.describe()}",
-                reason=IllegalReason.TRUMP_DECLARED,
-                seat=self.player,
-                state=self,
+            raise self._refused(
+                action, f"the trump is already declared in {self.describe()}", IllegalReason.TRUMP_DECLARED
             )
         card = action.value
         if not self.legal_mask() >> card & 1:
@@ -487,28 +477,38 @@ class RoundState(NamedTuple):
             )
         return self.play_unchecked(card)
 
+    def _refused(
+        self, action: Action, message: str, reason: IllegalReason, seat: int | None = None
+    ) -> IllegalActionError:
+        """``illegal <action>: <message>``, with its reason and seat (the player to move unless given)."""
+        who = self.player if seat is None else seat
+        return IllegalActionError(f"illegal {action!r}: {message}", reason=reason, seat=who, state=self)
+
     def _check_announcement(self, action: Action) -> None:
         """Raise ``IllegalActionError`` unless the player to move may announce this Weis or Stöck now."""
         who = SEAT_NAMES[self.player]
 
-        def refused(message: str, reason: IllegalReason) -> IllegalActionError:
-            return IllegalActionError(f"illegal {action!r}: {message}", reason=reason, seat=self.player, state=self)
-
         if self.declared is None:
-            raise refused("this table plays without Weis and Stöck", IllegalReason.NO_WEIS)
+            raise self._refused(action, "this table plays without Weis and Stöck", IllegalReason.NO_WEIS)
         if action.kind == Action.WEIS:
             if self.tricks:
-                raise refused("Weis are declared in the first trick only", IllegalReason.WEIS_AFTER_FIRST_TRICK)
+                raise self._refused(
+                    action, "Weis are declared in the first trick only", IllegalReason.WEIS_AFTER_FIRST_TRICK
+                )
             if action.value in self.declared[self.player]:
-                raise refused(f"{who} already declared {weis_name(action.value)}", IllegalReason.WEIS_DECLARED)
+                raise self._refused(
+                    action, f"{who} already declared {weis_name(action.value)}", IllegalReason.WEIS_DECLARED
+                )
             if action.value not in hand_weis(self.hands[self.player]):
-                raise refused(
+                raise self._refused(
+                    action,
                     f"{who} does not hold {weis_name(action.value)} in {self.describe(self.player)}",
                     IllegalReason.WEIS_NOT_HELD,
                 )
             return
         if Action.stoeck(action.value) not in self.announcements():
-            raise refused(
+            raise self._refused(
+                action,
                 "Stöck are announced by the holder of King and Queen of trump as the"
                 f" second of them is played, in {self.describe(self.player)}",
                 IllegalReason.STOECK,
