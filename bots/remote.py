@@ -34,9 +34,7 @@ import httpx
 import numpy as np
 
 from bots.base import server_move, with_stoeck
-from games.catalogue import (  # noqa: F401 - DEFAULT_TIMEOUT and DIALECTS: this adapter's settings, read here too
-    DEFAULT_TIMEOUT,
-    DIALECTS,
+from games.catalogue import (
     MAX_TIMEOUT,
     BotUrlError,
     Dialect,

@@ -41,7 +41,7 @@ from django.conf import settings
 from bots import remote, think
 from bots.registry import get_bot, move_budget
 from games import bothooks, service, snapshot, states, workers
-from games.catalogue import Dialect, SeatKind
+from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
 from games.errors import ErrorCode
 from games.events import publisher
@@ -65,7 +65,7 @@ class BotTurn:
     bot: str = ""  # a built-in bot's name, or
     remote_url: str = ""  # a remote bot's URL
     dialect: str = ""
-    timeout: float = remote.DEFAULT_TIMEOUT
+    timeout: float = DEFAULT_TIMEOUT
     jass_typ: str = "SCHIEBER"
     standin: bool = False  # a built-in bot playing for a person (their clock ran out, or they left)
     # The first move of a new deal waits while people read the last round's summary: at most this many
