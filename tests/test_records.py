@@ -468,6 +468,11 @@ def round_one(standard) -> dict:
         (lambda r: [r | {"tricks": "all"}], "round 1: 'tricks' must be a list of at most 9 tricks, got 'all'"),
         (lambda r: [r | {"dealer": "N"}], "round 1: 'dealer' must be one of [0, 1, 2, 3], got 'N'"),
         (lambda r: [r | {"player": [{"hand": ["Joker"]}]}], "round 1, player 0 hand[0]: unknown card code 'Joker'"),
+        (lambda r: [r | {"player": [5]}], "round 1, player 0: must be an object with a 'hand', got 5"),
+        (
+            lambda r: [r | {"tricks": [{"cards": ["HA", "Joker"]}]}],
+            "round 1, trick 1, card 2: unknown card code 'Joker'",
+        ),
         (lambda r: {"rounds": [r], "mode": "blitz"}, "mode must be 'standard' or 'fair', got 'blitz'"),
         (lambda r: {"rounds": [r], "target": 0}, "target must be an integer from 1 to 100000, got 0"),
         (
