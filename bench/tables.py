@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jassweb.settings")
 django.setup()  # the websocket helpers of the test suite import Django models
 
-from bots.registry import BUILTIN_BOTS  # noqa: E402
+from bots.registry import IMPLEMENTATIONS, move_budget  # noqa: E402
 from tests.server_helpers import ServerProcess, migrate  # noqa: E402
 from tests.ws_helpers import LiveClient, create_live_table, guest_cookies  # noqa: E402
 
@@ -83,7 +83,7 @@ async def pinger(client: LiveClient, rtts: list[float], until: float, slow: list
 
 
 async def run(tables: int, bot: str, seconds: float) -> None:
-    budget = getattr(BUILTIN_BOTS[bot], "move_budget_s", None)
+    budget = move_budget(bot)
     with tempfile.TemporaryDirectory() as directory:
         # Many tables from one guest: past the limits on abuse (JASSWEB_LIMITS=0 lifts them).
         env = {
@@ -141,7 +141,7 @@ async def run(tables: int, bot: str, seconds: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=20)
-    parser.add_argument("--bot", default="mcts-strong", choices=sorted(BUILTIN_BOTS))
+    parser.add_argument("--bot", default="mcts-strong", choices=sorted(IMPLEMENTATIONS))
     parser.add_argument("--seconds", type=float, default=60)
     args = parser.parse_args()
     asyncio.run(run(args.tables, args.bot, args.seconds))

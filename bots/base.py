@@ -45,9 +45,7 @@ class Bot(ABC):
     same observation and seed give the same move.
     """
 
-    name: ClassVar[str]  # registry key, e.g. "rules"
-    label: ClassVar[str]  # shown in the UI, e.g. "Rule-based"
-    description: ClassVar[str] = ""
+    name: ClassVar[str]  # registry key, e.g. "rules" (label and description: bots.registry)
 
     @abstractmethod
     def choose_trump(self, obs: Observation, rng: np.random.Generator) -> int:

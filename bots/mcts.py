@@ -188,8 +188,6 @@ class MCTSBot(Bot):
     """Determinized UCT with random playouts; subclasses set the budget."""
 
     name = "mcts-fast"
-    label = "MCTS (fast)"
-    description = "Searches many deals of the unseen cards (Monte Carlo tree search), about 0.1 s a move."
 
     determinizations: ClassVar[int] = 32  # deals searched per card decision
     iterations: ClassVar[int] = 3000  # UCT iterations per deal
@@ -202,7 +200,6 @@ class MCTSBot(Bot):
     inference_candidates: ClassVar[int] = 0  # deals sampled and weighed by how the others played (0: none)
     inference_noise: ClassVar[float] = 0.25  # weight factor of a decision the model player would not have made
     open_noise: ClassVar[float] = 0.5  # weight factor of a card far below the best with open cards (1: unused)
-    move_budget_s: ClassVar[float] = 0.2  # a live move's wall-clock allowance (act_by); the count budget fits
 
     def __init__(self) -> None:
         self.last_iterations = 0  # iterations of the last decision, for benchmarks
@@ -367,8 +364,6 @@ class MCTSStrongBot(MCTSBot):
     choices and the open-card value of the cards they played)."""
 
     name = "mcts-strong"
-    label = "MCTS (strong)"
-    description = "Searches many deals of the unseen cards (Monte Carlo tree search), about 1 s a move."
 
     # Its extra time goes into more deals rather than deeper searches of each: a search of 2,500 iterations
     # already plays an open-card round well, and more deals average the hidden cards better.
@@ -378,4 +373,3 @@ class MCTSStrongBot(MCTSBot):
     trump_determinizations = 96
     trump_iterations = 1000
     time_cap = 5.0
-    move_budget_s = 1.2

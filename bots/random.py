@@ -10,8 +10,6 @@ from games.engine import PUSH, TRUMPS, Observation, cards_of
 
 class RandomBot(Bot):
     name = "random"
-    label = "Random"
-    description = "Plays a random legal card; declares a random trump or pushes half the time."
 
     def choose_trump(self, obs: Observation, rng: np.random.Generator) -> int:
         if obs.forehand == -1 and rng.random() < 0.5:

@@ -34,6 +34,14 @@ import httpx
 import numpy as np
 
 from bots.base import server_move, with_stoeck
+from games.catalogue import (
+    MAX_TIMEOUT,
+    BotUrlError,
+    Dialect,
+    FaultKind,
+    bad_host_name,
+    check_bot_url,
+)
 from games.engine import CARD_CODES, PUSH, SEAT_NAMES, TRUMP_NAMES, TRUMPS, Action, Observation, RoundState, iter_cards
 from games.engine.fair import random_deal
 from games.hslu import (
@@ -44,33 +52,21 @@ from games.hslu import (
     parse_trump_reply,
 )
 
-SPEC, JASS_KIT, AUTO = "spec", "jass-kit", "auto"
-DIALECTS = (AUTO, SPEC, JASS_KIT)
+AUTO, SPEC, JASS_KIT = Dialect.AUTO, Dialect.SPEC, Dialect.JASS_KIT
 PATHS = {
     SPEC: {"trump": "select_trump", "card": "play_card", "info": "game_info"},
     JASS_KIT: {"trump": "action_trump", "card": "action_play_card", "info": "game_info"},
 }
 MAX_REPLY_BYTES = 64 * 1024
 MAX_REDIRECTS = 3
-DEFAULT_TIMEOUT = 5.0
-MAX_TIMEOUT = 30.0
-MAX_URL_LENGTH = 300
 USER_AGENT = "Jassweb/1.0 (HSLU Jass interface)"
-
-
-class BotUrlError(ValueError):
-    """A bot URL that may not be used; the message says why (shown to the user as is)."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass(frozen=True)
 class Fault:
     """What went wrong with a bot's answer (stored with the game)."""
 
-    kind: str  # timeout, connection, http_status, not_json, ..., illegal_card, second_push, game_info
+    kind: FaultKind
     detail: str  # for everyone (never names a card the bot holds)
     hidden_detail: str = ""  # revealed with the game's record once it is over (e.g. the illegal card)
 
@@ -98,7 +94,7 @@ class Exchange:
 class ExchangeError(Exception):
     """The exchange failed before a usable HTTP answer (kind as in ``Fault``)."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
@@ -113,48 +109,6 @@ def _settings() -> tuple[bool, frozenset[str]]:
     allowlist = frozenset(h.strip().lower() for h in settings.JASS_BOT_URL_ALLOWLIST if h.strip())
     return bool(settings.JASS_ALLOW_PRIVATE_BOT_URLS), allowlist
 
-
-def check_bot_url(url: str) -> str:
-    """Return the normalised bot URL (no trailing slash) or raise ``BotUrlError`` saying why not."""
-    if not isinstance(url, str) or not url.strip():
-        raise BotUrlError("bad_url", "enter the bot's URL, e.g. http://bots.example.org:5001/mybot")
-    url = url.strip()
-    if len(url) > MAX_URL_LENGTH:
-        raise BotUrlError("bad_url", f"a bot URL has at most {MAX_URL_LENGTH} characters")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise BotUrlError("bad_url", f"a bot URL starts with http:// or https://, not {url[:40]!r}")
-    if not parts.hostname:
-        raise BotUrlError("bad_url", f"the bot URL has no host name: {url[:60]!r}")
-    _check_host_name(parts.hostname)
-    if parts.username or parts.password:
-        raise BotUrlError("bad_url", "a bot URL may not carry a user name or password")
-    if parts.query or parts.fragment:
-        raise BotUrlError("bad_url", "a bot URL has no ?query or #fragment: the paths are appended to it")
-    try:
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError:
-        raise BotUrlError("bad_url", f"the bot URL has an invalid port: {url[:60]!r}") from None
-    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
-
-
-def _check_host_name(host: str) -> None:
-    """Refuse a host that is neither an IP address nor a name DNS can carry (IDNA), before any lookup."""
-    try:
-        ipaddress.ip_address(host)
-        return
-    except ValueError:
-        pass
-    try:
-        ascii_host = host.encode("idna").decode("ascii")
-    except UnicodeError:
-        raise BotUrlError("bad_url", f"the bot URL's host is not a valid domain name: {host[:60]!r}") from None
-    labels = ascii_host.removesuffix(".").split(".")  # a trailing dot (a rooted name) is fine
-    if not all(label and set(label) <= _LABEL_CHARS for label in labels):
-        raise BotUrlError("bad_url", f"the bot URL's host is not a valid domain name: {host[:60]!r}")
-
-
-_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
 # IPv6 ranges that carry an IPv4 address in their last 32 bits: a host with 6to4, NAT64 or
 # IPv4-compatible routing would reach that IPv4 address, so it is the one to check.
@@ -197,9 +151,9 @@ async def _resolve(host: str, port: int) -> list[str]:
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise ExchangeError("connection", f"cannot resolve {host!r}: {exc.strerror or exc}") from None
+        raise ExchangeError(FaultKind.CONNECTION, f"cannot resolve {host!r}: {exc.strerror or exc}") from None
     except UnicodeError:  # check_bot_url refuses these first; a caller that skipped it gets the same answer
-        raise BotUrlError("bad_url", f"the bot URL's host is not a valid domain name: {host[:60]!r}") from None
+        raise bad_host_name(host) from None
     return list(dict.fromkeys(info[4][0] for info in infos))
 
 
@@ -215,11 +169,22 @@ async def guarded_address(url: str) -> str:
     for address in addresses:
         if _forbidden(ipaddress.ip_address(address)):
             raise BotUrlError(
-                "private_address",
+                FaultKind.PRIVATE_ADDRESS,
                 f"{host} is a private, loopback or otherwise non-public address ({address}); "
                 "this server does not call those (JASS_ALLOW_PRIVATE_BOT_URLS is off)",
             )
     return addresses[0]
+
+
+async def check_address(url: str) -> None:
+    """Refuse a bot URL whose form is wrong or whose address the guard forbids, before anything is sent.
+
+    ``BotUrlError`` says why (its ``kind`` is ``private_address`` for a refused address).
+    """
+    try:
+        await guarded_address(check_bot_url(url))
+    except ExchangeError as exc:  # the name does not resolve
+        raise BotUrlError(exc.kind, str(exc)) from None
 
 
 # -- the one posting function ----------------------------------------------------------
@@ -248,9 +213,9 @@ async def post_json(client: httpx.AsyncClient, url: str, body: object, timeout: 
                     target = following
                     continue
                 return Exchange(response.status, response.body, time.monotonic() - started)
-            raise ExchangeError("redirect", f"more than {MAX_REDIRECTS} redirects")
+            raise ExchangeError(FaultKind.REDIRECT, f"more than {MAX_REDIRECTS} redirects")
     except TimeoutError:
-        raise ExchangeError("timeout", f"no answer within {timeout:g} s") from None
+        raise ExchangeError(FaultKind.TIMEOUT, f"no answer within {timeout:g} s") from None
 
 
 @dataclass
@@ -279,18 +244,20 @@ async def _post_once(client: httpx.AsyncClient, url: str, payload: bytes, timeou
     try:
         response = await client.send(request, stream=True, follow_redirects=False)
     except httpx.TimeoutException:
-        raise ExchangeError("timeout", f"no answer within {timeout:g} s") from None
+        raise ExchangeError(FaultKind.TIMEOUT, f"no answer within {timeout:g} s") from None
     except httpx.TransportError as exc:
-        raise ExchangeError("connection", f"could not reach the bot: {type(exc).__name__} {exc}"[:200]) from None
+        raise ExchangeError(
+            FaultKind.CONNECTION, f"could not reach the bot: {type(exc).__name__} {exc}"[:200]
+        ) from None
     try:
         body = bytearray()
         async for chunk in response.aiter_raw():
             body.extend(chunk)
             if len(body) > MAX_REPLY_BYTES:
-                raise ExchangeError("too_large", f"the reply is larger than {MAX_REPLY_BYTES // 1024} KiB")
+                raise ExchangeError(FaultKind.TOO_LARGE, f"the reply is larger than {MAX_REPLY_BYTES // 1024} KiB")
         return _Response(response.status_code, bytes(body), response.headers.get("location"))
     except httpx.TransportError as exc:
-        raise ExchangeError("connection", f"the reply broke off: {type(exc).__name__}") from None
+        raise ExchangeError(FaultKind.CONNECTION, f"the reply broke off: {type(exc).__name__}") from None
     finally:
         await response.aclose()
 
@@ -311,13 +278,13 @@ def _check_answer(obs: Observation, action: Action) -> Fault | None:
     """Whether a well-formed answer is also a legal one for this seat now."""
     if not action.is_card:
         if action.value == PUSH and obs.forehand != -1:
-            return Fault("second_push", "pushed, but only forehand may push, and only once")
+            return Fault(FaultKind.SECOND_PUSH, "pushed, but only forehand may push, and only once")
         return None
     card = action.value
     if not obs.hand >> card & 1:
-        return Fault("card_not_in_hand", f"played {CARD_CODES[card]}, which it does not hold")
+        return Fault(FaultKind.CARD_NOT_IN_HAND, f"played {CARD_CODES[card]}, which it does not hold")
     if not obs.legal_mask() >> card & 1:
-        return Fault("illegal_card", "played a card the rules do not allow here", f"played {CARD_CODES[card]}")
+        return Fault(FaultKind.ILLEGAL_CARD, "played a card the rules do not allow here", f"played {CARD_CODES[card]}")
     return None
 
 
@@ -364,7 +331,7 @@ async def ask_bot(
         confirmed = exchange.status not in (404, 405)
         if exchange.status != 200:
             preview = exchange.body[:80].decode("utf-8", "replace")
-            fault = Fault("http_status", f"answered HTTP {exchange.status} {preview!r}")
+            fault = Fault(FaultKind.HTTP_STATUS, f"answered HTTP {exchange.status} {preview!r}")
             break
         try:
             reply = parse_reply_body(exchange.body)
@@ -391,12 +358,12 @@ async def send_game_info(
         try:
             exchange = await post_json(client, _route(url, tried, "info"), body, timeout)
         except (ExchangeError, BotUrlError) as exc:
-            return Fault("game_info", f"game_info failed: {exc}")
+            return Fault(FaultKind.GAME_INFO, f"game_info failed: {exc}")
         if exchange.status in (404, 405) and index + 1 < len(tries):
             continue
         if exchange.status != 200:
             preview = exchange.body[:80].decode("utf-8", "replace")
-            return Fault("game_info", f"game_info answered HTTP {exchange.status} {preview!r}")
+            return Fault(FaultKind.GAME_INFO, f"game_info answered HTTP {exchange.status} {preview!r}")
         return None
     return None
 

@@ -181,12 +181,6 @@ class _Knowledge:
             return self.sizes[seat] * DECLARER_WEIGHT
         return self.sizes[seat]
 
-    def holds_chance(self, seat: int, card: int) -> float:
-        """Estimate the probability that ``seat`` holds ``card`` (one of the remaining cards)."""
-        if not self.possible[seat] >> card & 1:
-            return 0.0
-        return self.share(seat, card) / self.capacity[card]
-
     def holds_any_chance(self, seat: int, mask: int) -> float:
         """Estimate the probability that ``seat`` holds at least one card of ``mask``."""
         mask &= self.possible[seat]
@@ -451,8 +445,6 @@ def _cheapest_lead(know: _Knowledge, cards: int) -> int:
 
 class RuleBot(Bot):
     name = "rules"
-    label = "Rule-based"
-    description = "Scores its hand to pick a trump; draws trumps, cashes Bocks, gives points to its partner."
 
     def choose_trump(self, obs: Observation, rng: np.random.Generator) -> int:
         # Stöck are 20 points for the team with King and Queen of trump (the score is on a points scale).

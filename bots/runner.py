@@ -27,7 +27,6 @@ import contextvars
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -40,9 +39,11 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from bots import remote, think
-from bots.registry import BUILTIN_BOTS, get_bot
-from games import service, snapshot, states, workers
+from bots.registry import get_bot, move_budget
+from games import bothooks, service, snapshot, states, workers
+from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
+from games.errors import ErrorCode
 from games.events import publisher
 from games.hslu import jass_type
 from games.models import Game, GameSeat
@@ -64,7 +65,7 @@ class BotTurn:
     bot: str = ""  # a built-in bot's name, or
     remote_url: str = ""  # a remote bot's URL
     dialect: str = ""
-    timeout: float = remote.DEFAULT_TIMEOUT
+    timeout: float = DEFAULT_TIMEOUT
     jass_typ: str = "SCHIEBER"
     standin: bool = False  # a built-in bot playing for a person (their clock ran out, or they left)
     # The first move of a new deal waits while people read the last round's summary: at most this many
@@ -111,7 +112,7 @@ class BotPlayer:
         loop = asyncio.get_running_loop()
         if not self.processes and self.thinkers is None:
             return await loop.run_in_executor(None, decide, turn)
-        budget = getattr(BUILTIN_BOTS.get(turn.bot), "move_budget_s", None)
+        budget = move_budget(turn.bot)
         # The answer is due within the budget from when the move was asked for (reading the game counts).
         deadline = (asked or time.time()) + budget if budget else None
         if self.thinkers is not None:
@@ -338,7 +339,7 @@ class LiveGame:
                 await asyncio.wait_for(self.changed.wait(), remaining)
 
     async def commit(self, turn: BotTurn, action: Action, report: service.BotReport) -> None:
-        if report.dialect and self.info.seats[turn.seat].dialect == remote.AUTO:
+        if report.dialect and self.info.seats[turn.seat].dialect == Dialect.AUTO:
             self.info.seats[turn.seat].dialect = report.dialect  # the dialect that answered, from now on
         try:
             after = await database_sync_to_async(service.submit)(
@@ -351,7 +352,7 @@ class LiveGame:
                 table_id=self.info.table_id,
             )
         except service.ServiceError as exc:
-            if exc.code not in ("stale", "game_over", "not_your_seat"):
+            if exc.code not in (ErrorCode.STALE, ErrorCode.GAME_OVER, ErrorCode.NOT_YOUR_SEAT):
                 log.error("bot at seat %s could not move in game %s: %s", turn.seat, self.game_id, exc)
             await self.refresh()  # someone else moved, the game ended, or the seat changed: look again
             return
@@ -476,9 +477,6 @@ class Driver:
         self._analysing: set[int] = set()
         self._lock = threading.Lock()
         self.worker_id: str | None = None
-        # Called when this worker registers again after being declared dead: the consumers note
-        # their connections anew (a dead worker's connections are dropped).
-        self.rejoin: Callable[[], Awaitable[None]] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -568,8 +566,8 @@ class Driver:
         workers.forget_local_id()
         self.worker_id = await database_sync_to_async(workers.register)()
         self.spawn(self._listen(), "driver-listen")
-        if self.rejoin is not None:
-            await self.rejoin()
+        # The consumers note their connections anew (a dead worker's connections are dropped).
+        await bothooks.rejoined()
 
     async def _listen(self) -> None:
         """Hear of changes that other processes made to the games this worker drives."""
@@ -710,7 +708,7 @@ class InfoTarget:
 def game_info_targets(game_id: int, round_index: int) -> list[InfoTarget]:
     """Every remote seat of a game, with its own view of round ``round_index`` (for ``game_info``)."""
     game = Game.objects.select_related("table").get(pk=game_id)
-    seats = [s for s in GameSeat.objects.filter(game=game) if s.kind == "remote"]
+    seats = [s for s in GameSeat.objects.filter(game=game) if s.kind == SeatKind.REMOTE]
     if not seats:
         return []
     played = states.load(game).rounds[round_index]

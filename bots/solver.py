@@ -780,15 +780,6 @@ class Solver:
             guess = values[card] - state.points[team]
         return Solution(team=team, values=dict(sorted(values.items())), nodes=self.nodes)
 
-    def principal_variation(self, state: RoundState) -> list[int]:
-        """The cards of one perfect line from ``state`` to the end of the round (best card each time)."""
-        line = []
-        while not state.is_over:
-            card = self.card_values(state).best_cards[0]
-            line.append(card)
-            state = state.play_unchecked(card)
-        return line
-
 
 def _greedy_guess(state: RoundState, team: int) -> int:
     """A first guess of the points ``team`` still gets: both sides playing the rollout rule of thumb."""

@@ -84,9 +84,9 @@ def warm_up(server: int | None = None) -> None:
     if server is not None:
         threading.Thread(target=_exit_with, args=(server,), daemon=True, name="server-watch").start()
     lower_priority()
-    from bots.registry import BUILTIN_BOTS
+    from bots.registry import IMPLEMENTATIONS
 
-    for name in BUILTIN_BOTS:
+    for name in IMPLEMENTATIONS:
         _bot(name)
     # Compiling (or loading) the search kernels takes seconds on a fresh machine: do it beside the first
     # moves, not before them, so that a table of simple bots never waits for it.
@@ -94,9 +94,9 @@ def warm_up(server: int | None = None) -> None:
 
 
 def _prepare_all() -> None:
-    from bots.registry import BUILTIN_BOTS
+    from bots.registry import IMPLEMENTATIONS, bot_class
 
-    for cls in BUILTIN_BOTS.values():
+    for cls in map(bot_class, IMPLEMENTATIONS):
         prepare = getattr(cls, "warm_up", None)
         if callable(prepare):
             prepare()

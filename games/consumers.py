@@ -22,12 +22,12 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from bots.remote import AUTO, DIALECTS, BotUrlError, ExchangeError, check_bot_url, guarded_address, probe_bot
-from bots.runner import runner
-from games import access, limits, service, snapshot, states
+from games import access, bothooks, limits, service, snapshot, states
+from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
+from games.errors import ErrorCode
 from games.identity import player_for_scope
-from games.models import Game, Player, Table
+from games.models import LOBBY_GROUP, Game, Player, Table, table_group
 from games.service import ServiceError
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two
 def _int_field(content: dict[str, Any], key: str) -> int:
     value = content.get(key)
     if type(value) is not int:
-        raise ServiceError("bad_message", f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
+        raise ServiceError(ErrorCode.BAD_MESSAGE, f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
     return value
 
 
@@ -72,25 +72,25 @@ def _encodable(content: Any) -> bool:
 def _text_field(content: dict[str, Any], key: str) -> str:
     value = content.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise ServiceError("bad_message", f"{content['type']!r} needs a text {key!r}")
+        raise ServiceError(ErrorCode.BAD_MESSAGE, f"{content['type']!r} needs a text {key!r}")
     return value
 
 
 def _card_field(content: dict[str, Any], kind: str) -> str:
     card = content.get("card")
     if not isinstance(card, str) or card not in CARD_CODES:
-        raise ServiceError("bad_action", f"'{kind}' needs a card code like 'HA' in 'card', got {card!r:.20}")
+        raise ServiceError(ErrorCode.BAD_ACTION, f"'{kind}' needs a card code like 'HA' in 'card', got {card!r:.20}")
     return card
 
 
 async def _guard(url: str) -> None:
     """Refuse a bot URL whose form is wrong or whose address the private-address guard forbids."""
     try:
-        await guarded_address(check_bot_url(url))
+        await bothooks.check_address(url)
     except BotUrlError as exc:
-        raise ServiceError("bot_url_refused" if exc.kind == "private_address" else "bad_bot_url", str(exc)) from None
-    except ExchangeError as exc:
-        raise ServiceError("bad_bot_url", str(exc)) from None
+        raise ServiceError(
+            ErrorCode.BOT_URL_REFUSED if exc.kind == FaultKind.PRIVATE_ADDRESS else "bad_bot_url", str(exc)
+        ) from None
 
 
 def _table_timeout(table_id: int) -> float:
@@ -130,7 +130,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.noted = False  # this connection is noted for presence
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
-        self.group = f"table.{self.table_id}"
+        self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
         if opened is None:
@@ -143,13 +143,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
         _live.add(self)
-        runner.ensure_started()
+        bothooks.driver().ensure_started()
         await self.accept()
         self.version = self.public.version
         await self.send_public(self.public)
         meta = self.public.game_meta
         if meta is not None and meta["status"] == Game.RUNNING:
-            runner.wake(meta["id"])  # a game that lost its driver (a restart) is driven again
+            bothooks.driver().wake(meta["id"])  # a game that lost its driver (a restart) is driven again
 
     async def disconnect(self, code: int) -> None:
         _live.discard(self)
@@ -175,24 +175,28 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             await self.send_error(refused.code, refused.message)
             return
         if text_data is None:
-            await self.send_error("bad_frame", "send JSON text frames, not binary ones")
+            await self.send_error(ErrorCode.BAD_FRAME, "send JSON text frames, not binary ones")
             return
         if len(text_data) > MAX_FRAME // 4 and len(text_data.encode()) > MAX_FRAME:
-            await self.send_error("bad_frame", f"a message is at most {MAX_FRAME} bytes")
+            await self.send_error(ErrorCode.BAD_FRAME, f"a message is at most {MAX_FRAME} bytes")
             return
         try:
             content = json.loads(text_data)
         except RecursionError:
-            await self.send_error("bad_json", "not JSON we read: nested too deeply")
+            await self.send_error(ErrorCode.BAD_JSON, "not JSON we read: nested too deeply")
             return
         except ValueError as exc:
-            await self.send_error("bad_json", f"not JSON: {exc}")
+            await self.send_error(ErrorCode.BAD_JSON, f"not JSON: {exc}")
             return
         if _nested_deeper_than(content, MAX_DEPTH):  # no message needs it; repr and json.dumps would recurse
-            await self.send_error("bad_json", f"not JSON we read: nested too deeply (at most {MAX_DEPTH} levels)")
+            await self.send_error(
+                ErrorCode.BAD_JSON, f"not JSON we read: nested too deeply (at most {MAX_DEPTH} levels)"
+            )
             return
         if "\\u" in text_data and not _encodable(content):
-            await self.send_error("bad_json", "not JSON we read: it escapes a lone surrogate, which is no character")
+            await self.send_error(
+                ErrorCode.BAD_JSON, "not JSON we read: it escapes a lone surrogate, which is no character"
+            )
             return
         await self.receive_json(content)
 
@@ -201,11 +205,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         ref = ref if _is_ref(ref) else None
         try:
             if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-                raise ServiceError("bad_message", "a message is a JSON object with a string 'type'")
+                raise ServiceError(ErrorCode.BAD_MESSAGE, "a message is a JSON object with a string 'type'")
             handler = self.HANDLERS.get(content["type"])
             if handler is None:
                 known = ", ".join(sorted(self.HANDLERS))
-                raise ServiceError("unknown_type", f"unknown message type {content['type']!r:.40}; known: {known}")
+                raise ServiceError(
+                    ErrorCode.UNKNOWN_TYPE, f"unknown message type {content['type']!r:.40}; known: {known}"
+                )
             await handler(self, content)
         except ServiceError as exc:
             await self.send_error(exc.code, exc.message, ref)
@@ -215,7 +221,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
                 self.table_id,
                 content.get("type") if isinstance(content, dict) else None,
             )
-            await self.send_error("server_error", "something went wrong on our side; nothing was changed", ref)
+            await self.send_error(ErrorCode.SERVER_ERROR, "something went wrong on our side; nothing was changed", ref)
 
     async def send_error(self, code: str, message: str, ref: str | int | None = None) -> None:
         """The one refusal reply; it echoes the request's ``id`` (``ref``), if it had one."""
@@ -226,7 +232,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     def _actor(self) -> service.Actor:
         if self.player is None:
-            raise ServiceError("no_identity", "choose a nickname or sign in first")
+            raise ServiceError(ErrorCode.NO_IDENTITY, "choose a nickname or sign in first")
         return service.Actor(player_id=self.player.pk)
 
     async def on_join(self, content: dict[str, Any]) -> None:
@@ -240,14 +246,18 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def on_add_bot(self, content: dict[str, Any]) -> None:
         bot = content.get("bot")
         if not isinstance(bot, str):
-            raise ServiceError("bad_message", "'add_bot' needs a bot name in 'bot'")
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'add_bot' needs a bot name in 'bot'")
         await database_sync_to_async(service.set_bot)(self.table_id, _int_field(content, "seat"), bot, self._actor())
 
     async def on_add_remote_bot(self, content: dict[str, Any]) -> None:
         """Seat an HSLU bot by URL; its address is checked first, so nothing is sent to a refused one."""
-        url, name, dialect = _text_field(content, "url"), content.get("name") or "", content.get("dialect", AUTO)
+        url, name, dialect = (
+            _text_field(content, "url"),
+            content.get("name") or "",
+            content.get("dialect", Dialect.AUTO),
+        )
         if not isinstance(name, str) or not isinstance(dialect, str):
-            raise ServiceError("bad_message", "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
         await self._count_bot_call()
         await _guard(url)
@@ -261,16 +271,16 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         Only those who may seat bots may test them, one test at a time and within the limits on
         outbound calls; the test runs beside the connection, which keeps receiving the table's states.
         """
-        url, dialect = _text_field(content, "url"), content.get("dialect", AUTO)
+        url, dialect = _text_field(content, "url"), content.get("dialect", Dialect.AUTO)
         if dialect not in DIALECTS:
-            raise ServiceError("bad_message", f"'dialect' is one of {', '.join(DIALECTS)}")
+            raise ServiceError(ErrorCode.BAD_MESSAGE, f"'dialect' is one of {', '.join(DIALECTS)}")
         seat = _int_field(content, "seat") if "seat" in content else 2  # the seat the bot is invited to
         if not 0 <= seat <= 3:
-            raise ServiceError("bad_message", "'seat' is 0 (North) to 3 (West)")
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
         if not await database_sync_to_async(service.may_manage)(self.table_id, self._actor()):
-            raise ServiceError("not_allowed", "only the table's creator or a seated player can test bots")
+            raise ServiceError(ErrorCode.NOT_ALLOWED, "only the table's creator or a seated player can test bots")
         if self.probe is not None and not self.probe.done():
-            raise ServiceError("busy", "a bot test is still running; wait for its answer")
+            raise ServiceError(ErrorCode.BUSY, "a bot test is still running; wait for its answer")
         await self._count_bot_call()
         await _guard(url)
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
@@ -285,11 +295,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
         try:
-            result = await probe_bot(url, dialect, timeout, seat)
+            result = await bothooks.probe_bot(url, dialect, timeout, seat)
             await self.send_json({"type": "bot_test", "id": ref, **asdict(result)})
         except Exception:
             log.exception("table %s: testing bot %s failed", self.table_id, url)
-            await self.send_json({"type": "error", "id": ref, "code": "server_error", "message": "the test failed"})
+            await self.send_json(
+                {"type": "error", "id": ref, "code": ErrorCode.SERVER_ERROR, "message": "the test failed"}
+            )
 
     async def on_set_bot_timeout(self, content: dict[str, Any]) -> None:
         seconds = _int_field(content, "seconds")
@@ -309,7 +321,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         """Answer a request to abandon the game: ``{"type": "abandon_vote", "agree": true}``."""
         agree = content.get("agree")
         if type(agree) is not bool:
-            raise ServiceError("bad_message", "'abandon_vote' needs 'agree': true or false")
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'abandon_vote' needs 'agree': true or false")
         self._actor()
         await database_sync_to_async(service.answer_abandon)(self.table_id, self.player, agree)
 
@@ -318,16 +330,18 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         service checks it)."""
         seq = _int_field(content, "seq")
         if self.player is None:
-            raise ServiceError("not_seated", "you have no seat here: choose a nickname or sign in, then take a seat")
+            raise ServiceError(
+                ErrorCode.NOT_SEATED, "you have no seat here: choose a nickname or sign in, then take a seat"
+            )
         actor = self._actor()
         meta = self.public.game_meta if self.public else None
         if meta is None:
-            raise ServiceError("no_game", "no game has been played at this table yet")
+            raise ServiceError(ErrorCode.NO_GAME, "no game has been played at this table yet")
         seat = next((i for i, p in enumerate(meta["players"]) if p == self.player_id), None)
         if seat is None:
-            raise ServiceError("not_seated", "you do not play in this game")
+            raise ServiceError(ErrorCode.NOT_SEATED, "you do not play in this game")
         if "seat" in content and content["seat"] != seat:
-            raise ServiceError("not_your_seat", f"you play seat {seat}, not {content['seat']!r:.10}")
+            raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"you play seat {seat}, not {content['seat']!r:.10}")
         if isinstance(action, list):
             await database_sync_to_async(service.submit_moves)(
                 meta["id"], seat, action, actor=actor, expected_seq=seq, table_id=self.table_id
@@ -350,7 +364,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def on_set_turn_clock(self, content: dict[str, Any]) -> None:
         bot = content.get("bot", "rules")
         if not isinstance(bot, str):
-            raise ServiceError("bad_message", "'set_turn_clock' takes a stand-in bot name in 'bot'")
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'set_turn_clock' takes a stand-in bot name in 'bot'")
         seconds = _int_field(content, "seconds")
         pause = _int_field(content, "round_pause") if "round_pause" in content else None
         await database_sync_to_async(service.set_turn_clock)(self.table_id, seconds, bot, self._actor(), pause)
@@ -359,14 +373,16 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         try:
             action = Action.trump(_int_field(content, "trump"))
         except InvalidActionError as exc:
-            raise ServiceError("bad_action", str(exc)) from None
+            raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
         await self._move(content, action)
 
     async def on_play_card(self, content: dict[str, Any]) -> None:
         card = _card_field(content, "play_card")
         stoeck = content.get("stoeck", False)
         if not isinstance(stoeck, bool):
-            raise ServiceError("bad_action", f"'stoeck' is true (Stöck with this card) or false, got {stoeck!r:.20}")
+            raise ServiceError(
+                ErrorCode.BAD_ACTION, f"'stoeck' is true (Stöck with this card) or false, got {stoeck!r:.20}"
+            )
         await self._move(content, [Action.stoeck(card), Action.card(card)] if stoeck else Action.card(card))
 
     async def on_announce_stoeck(self, content: dict[str, Any]) -> None:
@@ -377,11 +393,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         """One tap declares one or more Weis (codes as the table offers them), before one's first card."""
         codes = content.get("weis")
         if not isinstance(codes, list) or not 1 <= len(codes) <= 9:
-            raise ServiceError("bad_action", "'declare_weis' needs a list of one to nine Weis codes in 'weis'")
+            raise ServiceError(ErrorCode.BAD_ACTION, "'declare_weis' needs a list of one to nine Weis codes in 'weis'")
         try:
             actions = [Action.weis(code) for code in codes]
         except InvalidActionError as exc:
-            raise ServiceError("bad_action", str(exc)) from None
+            raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
         await self._move(content, actions)
 
     async def on_resync(self, content: dict[str, Any]) -> None:
@@ -419,7 +435,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         """Send this connection a fresh state read from the database (connect, resync, a missed event)."""
         public = await database_sync_to_async(snapshot.load_public)(self.table_id)
         if public is None:
-            await self.send_error("no_table", "this table no longer exists")
+            await self.send_error(ErrorCode.NO_TABLE, "this table no longer exists")
             await self.close(code=4404)
             return
         self.public = public
@@ -505,7 +521,7 @@ async def _note_connections_again() -> None:
             await database_sync_to_async(service.connect)(consumer.table_id, consumer.player_id, consumer.channel_name)
 
 
-runner.rejoin = _note_connections_again
+bothooks.on_rejoin(_note_connections_again)
 
 
 class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
@@ -514,22 +530,24 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         self.address = limits.scope_address(self.scope)
-        await self.channel_layer.group_add("lobby", self.channel_name)
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)
         tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
         await self.send_json({"type": "tables", "tables": tables})
-        runner.ensure_started()
+        bothooks.driver().ensure_started()
 
     async def disconnect(self, code: int) -> None:
         _lobby_watchers.discard(self)
-        await self.channel_layer.group_discard("lobby", self.channel_name)
+        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The lobby reads nothing; a message is answered once, within the sender's message budget."""
         if await _over_message_budget(self.player.pk if self.player else None, self.address) is not None:
             return  # a flood gets no answers
-        await self.send_json({"type": "error", "code": "read_only", "message": "the lobby only sends table lists"})
+        await self.send_json(
+            {"type": "error", "code": ErrorCode.READ_ONLY, "message": "the lobby only sends table lists"}
+        )
 
     async def lobby_event(self, event: dict[str, Any]) -> None:
         _lobby_render.request()

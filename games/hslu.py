@@ -20,8 +20,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from games.catalogue import FaultKind
 from games.engine import (
     CARD_CODES,
+    CARD_IDS,
     PUSH,
     SEAT_NAMES,
     TRUMPS,
@@ -44,17 +46,39 @@ SCHIEBER = "SCHIEBER"
 SCHIEBER_1000 = "SCHIEBER_1000"
 SCHIEBER_2500 = "SCHIEBER_2500"
 JASS_TYPES = (SCHIEBER, SCHIEBER_1000, SCHIEBER_2500)
-_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
 
 
 class InvalidMessageError(JassError):
-    """An HSLU message or log that is malformed or contradicts the rules."""
+    """An HSLU message or log that is malformed or contradicts the rules.
+
+    Besides the message (``place: problem``), where it is for callers that word it their own way:
+    ``place`` (``"trick 2"``, ``"player 1 hand[3]"``, ``"deal"``; empty for the whole message),
+    ``trick`` and ``card`` (1-based, when the problem is one card of a trick) and ``illegal``
+    (the engine's refusal, when that card is against the rules).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        place: str = "",
+        problem: str = "",
+        trick: int | None = None,
+        card: int | None = None,
+        illegal: IllegalActionError | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.place = place
+        self.problem = problem or message
+        self.trick = trick
+        self.card = card
+        self.illegal = illegal
 
 
 class InvalidReplyError(InvalidActionError):
     """A bot's reply that is not a usable action; ``kind`` names the fault."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: FaultKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -133,8 +157,8 @@ def encode_round(state: RoundState, player_view: int | None = None) -> dict[str,
 # -- decoding helpers ----------------------------------------------------------
 
 
-def _fail(where: str, problem: str) -> InvalidMessageError:
-    return InvalidMessageError(f"{where}: {problem}" if where else problem)
+def _fail(where: str, problem: str, **facts: Any) -> InvalidMessageError:
+    return InvalidMessageError(f"{where}: {problem}" if where else problem, place=where, problem=problem, **facts)
 
 
 def _require(data: dict[str, Any], key: str, where: str = "") -> Any:
@@ -150,14 +174,16 @@ def _int_field(data: dict[str, Any], key: str, allowed: Sequence[int], where: st
     return value
 
 
-def _cards_field(value: object, where: str) -> list[int]:
+def _cards_field(value: object, where: str, trick: int | None = None) -> list[int]:
+    """A list of card codes as ids; ``trick``: the (1-based) trick they are the cards of, if any."""
     if not isinstance(value, list):
         raise _fail(where, f"must be a list of card codes, got {value!r}")
     cards = []
     for i, code in enumerate(value):
-        card = _CARD_IDS.get(code) if isinstance(code, str) else None
+        card = CARD_IDS.get(code) if isinstance(code, str) else None
         if card is None:
-            raise _fail(f"{where}[{i}]", f"unknown card code {code!r}")
+            at = {"trick": trick, "card": i + 1} if trick is not None else {}
+            raise _fail(f"{where}[{i}]", f"unknown card code {code!r}", **at)
         cards.append(card)
     return cards
 
@@ -200,7 +226,7 @@ class _PublicTricks:
                 raise _fail(where, f"must be an object, got {entry!r}")
             if len(self.tricks) < number:
                 raise _fail(where, "follows a trick that is not complete")
-            cards = _cards_field(entry.get("cards", []), f"{where} cards")
+            cards = _cards_field(entry.get("cards", []), f"{where} cards", trick=number + 1)
             if len(cards) > 4:
                 raise _fail(where, f"has {len(cards)} cards")
             for card in cards:
@@ -360,7 +386,9 @@ def decode_round(data: object) -> RoundState:
             try:
                 state = state.apply(Action.card(card))
             except IllegalActionError as exc:
-                raise _fail(f"trick {number + 1} card {i + 1}", str(exc)) from None
+                raise _fail(
+                    f"trick {number + 1} card {i + 1}", str(exc), trick=number + 1, card=i + 1, illegal=exc
+                ) from None
     if "currentPlayer" in data and data["currentPlayer"] != state.player:
         raise _fail("", f"'currentPlayer' is {data['currentPlayer']!r} but {state.player} is to move")
     return state
@@ -375,14 +403,14 @@ def parse_reply_body(body: bytes | str) -> Any:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         preview = body[:80] if isinstance(body, str) else body[:80].decode("utf-8", "replace")
-        raise InvalidReplyError("not_json", f"reply is not JSON ({exc}): {preview!r}") from None
+        raise InvalidReplyError(FaultKind.NOT_JSON, f"reply is not JSON ({exc}): {preview!r}") from None
 
 
 def _reply_field(reply: object, key: str) -> object:
     if not isinstance(reply, dict):
-        raise InvalidReplyError("not_object", f"reply must be a JSON object with {key!r}, got {reply!r:.80}")
+        raise InvalidReplyError(FaultKind.NOT_OBJECT, f"reply must be a JSON object with {key!r}, got {reply!r:.80}")
     if key not in reply:
-        raise InvalidReplyError("missing_field", f"reply has no {key!r} field: {reply!r:.80}")
+        raise InvalidReplyError(FaultKind.MISSING_FIELD, f"reply has no {key!r} field: {reply!r:.80}")
     return reply[key]
 
 
@@ -390,9 +418,9 @@ def parse_trump_reply(reply: object) -> int:
     """Return the trump code of a ``{"trump": n}`` reply: 0..5, or 10 to push."""
     value = _reply_field(reply, "trump")
     if type(value) is not int:
-        raise InvalidReplyError("wrong_type", f"'trump' must be an integer, got {value!r:.40}")
+        raise InvalidReplyError(FaultKind.WRONG_TYPE, f"'trump' must be an integer, got {value!r:.40}")
     if value not in TRUMPS and value != PUSH:
-        raise InvalidReplyError("bad_trump", f"'trump' must be 0-5 or 10 (push), got {value!r}")
+        raise InvalidReplyError(FaultKind.BAD_TRUMP, f"'trump' must be 0-5 or 10 (push), got {value!r}")
     return value
 
 
@@ -400,8 +428,8 @@ def parse_card_reply(reply: object) -> int:
     """Return the card id of a ``{"card": "C8"}`` reply."""
     value = _reply_field(reply, "card")
     if not isinstance(value, str):
-        raise InvalidReplyError("wrong_type", f"'card' must be a card code string, got {value!r:.40}")
-    card = _CARD_IDS.get(value)
+        raise InvalidReplyError(FaultKind.WRONG_TYPE, f"'card' must be a card code string, got {value!r:.40}")
+    card = CARD_IDS.get(value)
     if card is None:
-        raise InvalidReplyError("unknown_card", f"'card' is not a card code: {value!r:.40}")
+        raise InvalidReplyError(FaultKind.UNKNOWN_CARD, f"'card' is not a card code: {value!r:.40}")
     return card

@@ -27,6 +27,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from games.errors import ErrorCode
+
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _UNIT_WORDS = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
@@ -75,7 +77,7 @@ class Rate:
 class Limited(Exception):
     """An attempt past a limit: ``message`` says which and when to try again."""
 
-    code = "rate_limited"
+    code = ErrorCode.RATE_LIMITED
 
     def __init__(self, name: str, scope: str, rate: Rate, retry_after: int) -> None:
         self.name, self.scope, self.rate, self.retry_after = name, scope, rate, retry_after

@@ -7,10 +7,12 @@ over its stored deals with the engine (``Game.plan`` + ``GameState.replay``).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Sequence
 
 from django.conf import settings
 from django.db import models
 
+from games.catalogue import SeatKind
 from games.decks import DECK_CHOICES, FRENCH
 from games.engine import (
     CARD_CODES,
@@ -52,6 +54,14 @@ def new_invite_token() -> str:
 ROUND_PAUSES = (0, 3, 5, 10)  # seconds a round's summary may stay before the next deal's bots move
 
 
+LOBBY_GROUP = "lobby"  # the channel-layer group of everyone watching the lobby
+
+
+def table_group(table_id: int) -> str:
+    """The channel-layer group of everyone watching a table."""
+    return f"table.{table_id}"
+
+
 class Table(models.Model):
     """A table with its options; it hosts one game at a time, and new games after that."""
 
@@ -87,11 +97,6 @@ class Table(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-
-    @property
-    def group_name(self) -> str:
-        """The channel-layer group of everyone watching this table."""
-        return f"table.{self.pk}"
 
     def config(self, seed: int) -> GameConfig:
         return GameConfig(
@@ -332,15 +337,15 @@ class GameAnalysis(models.Model):
         return len(self.rounds)
 
 
-def seat_kind(seat: Seat | GameSeat) -> str:
-    """Who plays a seat: "human", "bot" (built-in), "remote" (an HSLU bot) or nobody ("empty")."""
+def seat_kind(seat: Seat | GameSeat) -> SeatKind:
+    """Who plays a seat: a person, a built-in bot, an HSLU bot, or nobody."""
     if seat.player_id:
-        return "human"
+        return SeatKind.HUMAN
     if seat.bot:
-        return "bot"
+        return SeatKind.BOT
     if seat.remote_url:
-        return "remote"
-    return "empty"
+        return SeatKind.REMOTE
+    return SeatKind.EMPTY
 
 
 def deal_to_json(deal: Deal) -> dict[str, object]:
@@ -356,6 +361,49 @@ def deal_to_json(deal: Deal) -> dict[str, object]:
 def deal_from_json(index: int, data: dict) -> Deal:
     hands = tuple(mask_from_codes(hand) for hand in data["hands"])
     return Deal(index, data["dealer"], hands, data.get("repeats"), tuple(data.get("permutation", (0, 1, 2, 3))))
+
+
+def new_table(name: str, config: GameConfig, **fields: object) -> Table:
+    """Store a table for games of ``config`` with its four seats, empty (the one place a table is made:
+    the service, imports); ``fields`` are the rest."""
+    table = Table.objects.create(
+        name=name,
+        mode=config.mode,
+        target=config.target,
+        round_count=config.round_count,
+        multipliers=config.multipliers is not None,
+        weis=config.weis,
+        **fields,
+    )
+    Seat.objects.bulk_create([Seat(table=table, position=position) for position in range(4)])
+    return table
+
+
+def new_game(
+    table: Table,
+    config: GameConfig,
+    deals: Iterable[Deal],
+    seats: Iterable[dict[str, object]],
+    schedule: Sequence[int] | None = None,
+    **fields: object,
+) -> Game:
+    """Store a game of ``config`` at ``table``: its options, deals and four ``GameSeat`` rows (from
+    ``seats``, each the fields of one, North first). The one place a game is made: a new game
+    (``service.start_game``) and an imported one (``records.store_record``); ``fields`` are the rest."""
+    game = Game.objects.create(
+        table=table,
+        mode=config.mode,
+        target=config.target if config.mode == STANDARD else None,
+        round_count=config.round_count if config.mode == FAIR else None,
+        multipliers=list(config.multipliers) if config.multipliers else None,
+        weis=config.weis,
+        seed=config.seed,
+        fair_schedule=list(schedule) if schedule is not None else None,
+        deals=[deal_to_json(deal) for deal in deals],
+        **fields,
+    )
+    GameSeat.objects.bulk_create([GameSeat(game=game, **seat) for seat in seats])
+    return game
 
 
 # -- statistics and ratings: written once, in the transaction that ends a game (games.stats) --------

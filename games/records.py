@@ -12,7 +12,6 @@ raises ``RecordError`` whose message names the round, trick and card (all
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,22 +21,28 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from bots.remote import DIALECTS
+from games.catalogue import DIALECTS, SeatKind
 from games.engine import (
     CARD_CODES,
+    CARD_IDS,
+    CARD_REFUSALS,
     FAIR,
     SEAT_NAMES,
     STANDARD,
+    TRUMP_NAMES,
     Deal,
     GameConfig,
     GamePlan,
     GameState,
+    IllegalActionError,
     InvalidConfigError,
     JassError,
     RoundState,
     check_schedule,
     codes_of,
+    format_cards,
     hand_weis,
+    iter_cards,
     mask_of,
     next_seat,
     repeat_hands,
@@ -50,8 +55,8 @@ from games.engine import Action as EngineAction
 from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.game import MAX_TARGET
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
-from games.hslu import decode_round, encode_round
-from games.models import Action, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.hslu import InvalidMessageError, decode_round, encode_round
+from games.models import Action, Fault, Game, GameSeat, Player, new_game, new_table
 from games.service import load_state
 
 TRUMP_KEYS = ("0", "1", "2", "3", "4", "5")
@@ -63,10 +68,9 @@ MAX_TABLE_NAME = 60
 _MAX_MESSAGE = 600
 _MAX_SEED = 2**63 - 1  # Game.seed is a BigIntegerField
 _MAX_LATENCY = 2**31 - 1
-_SEAT_KINDS = ("human", "bot", "remote", "empty")
-_SEAT_NEEDS = {"bot": (True, False), "remote": (False, True)}  # kind -> (has a bot name, has a url)
+_SEAT_KINDS = tuple(SeatKind)
+_SEAT_NEEDS = {SeatKind.BOT: (True, False), SeatKind.REMOTE: (False, True)}  # kind -> (has a bot name, has a url)
 _TEAM_NAMES = ("North/South", "East/West")
-_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
 
 
 class RecordError(ValueError):
@@ -406,19 +410,16 @@ def _multipliers(raw: object) -> tuple[int, int, int, int, int, int] | None:
 
 # -- rounds --------------------------------------------------------------------------
 
-_TRICK_CARD = re.compile(r"trick (\d+) card (\d+): (.*)", re.S)
-_TRICK_CODE = re.compile(r"trick (\d+) cards\[(\d+)\]: (.*)", re.S)
-_PLACE = re.compile(r"(trick \d+ cards|trick \d+|player \d+ hand\[\d+\]|player \d+ hand|deal): (.*)", re.S)
-_ILLEGAL = re.compile(r"illegal Action\.card\('(\w+)'\) by (\w+): (.+?) in round\((.*)\)", re.S)
-
 
 def _decode_round(number: int, log: object) -> RoundState:
     """Decode and replay one round log with ``decode_round``; its complaint becomes a ``RecordError``."""
     _check_dealt_once(number, log)
     try:
         return decode_round(log)
+    except InvalidMessageError as exc:
+        raise RecordError(_round_message(number, exc)) from None
     except JassError as exc:
-        raise RecordError(_round_message(number, str(exc))) from None
+        raise RecordError(f"round {number}: {exc}") from None
 
 
 def _check_dealt_once(number: int, log: object) -> None:
@@ -428,7 +429,7 @@ def _check_dealt_once(number: int, log: object) -> None:
     seen: dict[str, str] = {}
 
     def see(code: object, place: str) -> None:
-        if not isinstance(code, str) or code not in _CARD_IDS:
+        if not isinstance(code, str) or code not in CARD_IDS:
             return
         if code in seen:
             raise RecordError(f"round {number}: card {code} is dealt twice ({seen[code]} and {place})")
@@ -450,37 +451,27 @@ def _check_dealt_once(number: int, log: object) -> None:
                     see(code, f"{SEAT_NAMES[seat]}'s hand")
 
 
-def _round_message(number: int, message: str) -> str:
+def _round_message(number: int, exc: InvalidMessageError) -> str:
     """Put ``decode_round``'s complaint in the record's terms: round, trick, card (1-based)."""
-    match = _TRICK_CARD.fullmatch(message)
-    if match:
-        return f"round {number}, trick {match[1]}, card {match[2]}: {_illegal_card_words(match[3])}"
-    match = _TRICK_CODE.fullmatch(message)
-    if match:
-        return f"round {number}, trick {match[1]}, card {int(match[2]) + 1}: {match[3]}"
-    match = _PLACE.fullmatch(message)
-    if match:
-        return f"round {number}, {match[1]}: {match[2]}"
-    return f"round {number}: {message}"
+    if exc.trick is not None and exc.card is not None:
+        problem = _illegal_card_words(exc.illegal) if exc.illegal is not None else exc.problem
+        return f"round {number}, trick {exc.trick}, card {exc.card}: {problem}"
+    if exc.place:
+        return f"round {number}, {exc.place}: {exc.problem}"
+    return f"round {number}: {exc}"
 
 
-def _illegal_card_words(message: str) -> str:
+def _illegal_card_words(exc: IllegalActionError) -> str:
     """``HA is not legal for East: must follow Spades (trump …; trick so far …; East holds …)``."""
-    match = _ILLEGAL.fullmatch(message)
-    if not match:
-        return message
-    card, seat, reason, state = match.groups()
-    facts = []
-    trump = re.search(r"trump=([\w-]+)", state)
-    if trump:
-        facts.append(f"trump {trump[1]}")
-    trick = re.search(r"trick=\[([^\]]*)\] led by (\w+)", state)
-    if trick:
-        facts.append(f"trick so far {trick[1]}, led by {trick[2]}")
-    hand = re.search(rf"{seat} holds \[([^\]]*)\]", state)
-    if hand:
-        facts.append(f"{seat} holds {hand[1]}")
-    return f"{card} is not legal for {seat}: {reason}" + (f" ({'; '.join(facts)})" if facts else "")
+    state = exc.state
+    if exc.reason not in CARD_REFUSALS or exc.card is None or exc.seat is None or state is None:
+        return str(exc)
+    seat = SEAT_NAMES[exc.seat]
+    facts = [f"trump {TRUMP_NAMES[state.trump]}"]
+    if state.trick:
+        facts.append(f"trick so far {format_cards(state.trick)}, led by {SEAT_NAMES[state.leader]}")
+    facts.append(f"{seat} holds {format_cards(iter_cards(state.hands[exc.seat]))}")
+    return f"{CARD_CODES[exc.card]} is not legal for {seat}: {exc.why} ({'; '.join(facts)})"
 
 
 def _check_dealers(rounds: Sequence[RoundState]) -> None:
@@ -623,10 +614,10 @@ def _declared_weis(where: str, entry: dict[str, Any], dealt: tuple[int, ...]) ->
             raise RecordError(f"{place}: a Weis is an object with 'seat' and 'cards', got {item!r:.60}")
         seat = _index(item, "seat", place, 4, "a seat 0-3")
         cards = item.get("cards")
-        if not isinstance(cards, list) or not all(isinstance(c, str) and c in _CARD_IDS for c in cards):
+        if not isinstance(cards, list) or not all(isinstance(c, str) and c in CARD_IDS for c in cards):
             raise RecordError(f"{place}: 'cards' must be a list of card codes like 'HA', got {cards!r:.60}")
         try:
-            mask = mask_of(_CARD_IDS[c] for c in cards)
+            mask = mask_of(CARD_IDS[c] for c in cards)
         except JassError as exc:
             raise RecordError(f"{place}: {exc}") from None
         who = SEAT_NAMES[seat]
@@ -803,14 +794,15 @@ def _seats(doc: dict[str, Any]) -> tuple[SeatEntry, ...]:
             raise RecordError(f"{where}: a bot's 'url' starts with http:// or https://, got {url!r:.60}")
         if dialect and dialect not in DIALECTS:
             raise RecordError(f"{where}: 'dialect' must be one of {', '.join(DIALECTS)}, got {dialect!r:.20}")
-        kind = _optional(entry, "kind", "remote" if url else "bot" if bot else "empty")
+        default = SeatKind.REMOTE if url else SeatKind.BOT if bot else SeatKind.EMPTY
+        kind = _optional(entry, "kind", default.value)
         if kind not in _SEAT_KINDS:
             raise RecordError(f"{where}: 'kind' must be one of {', '.join(_SEAT_KINDS)}, got {kind!r:.20}")
         if (bool(bot), bool(url)) != _SEAT_NEEDS.get(kind, (False, False)):
-            needs = {"bot": "a 'bot' name and no 'url'", "remote": "a 'url' and no 'bot' name"}
+            needs = {SeatKind.BOT: "a 'bot' name and no 'url'", SeatKind.REMOTE: "a 'url' and no 'bot' name"}
             raise RecordError(f"{where}: a {kind!r} seat needs {needs.get(kind, 'neither a bot name nor a url')}")
         left = _optional(entry, "left", False)
-        if type(left) is not bool or (left and kind != "human"):
+        if type(left) is not bool or (left and kind != SeatKind.HUMAN):
             raise RecordError(f"{where}: 'left' is true only for a person's seat ('kind': 'human'), got {left!r:.20}")
         seats[position] = SeatEntry(
             position, name or SEAT_NAMES[position], bot, url, dialect if url else "", kind if raw else "", left
@@ -832,7 +824,7 @@ def _standin_moves(doc: dict[str, Any], moves: Sequence[Move], seats: tuple[Seat
         seat = _index(entry, "seat", where, 4, "a seat 0-3")
         if moves[move].seat != seat:
             raise RecordError(f"{where}: move {move} was made by {_seat(moves[move].seat)}, not {_seat(seat)}")
-        if seats[seat].kind and seats[seat].kind != "human":
+        if seats[seat].kind and seats[seat].kind != SeatKind.HUMAN:
             raise RecordError(f"{where}: a stand-in plays only for a person, but {_seat(seat)} is a {seats[seat].kind}")
         if move in found:
             raise RecordError(f"{where}: move {move} is listed twice")
@@ -965,29 +957,30 @@ def store_record(
         raise RecordError(f"a table name has at most {MAX_TABLE_NAME} characters")
     config, state = record.config, record.state
     with transaction.atomic():
-        table = Table.objects.create(
-            name=table_name,
-            mode=config.mode,
-            target=config.target,
-            round_count=config.round_count,
-            multipliers=config.multipliers is not None,
-            weis=config.weis,
+        table = new_table(
+            table_name,
+            config,
             created_by=importer,
             private=bool(private),
             imported=True,
-        )
-        # Every table has four seats; an imported one's stay empty (it never plays).
-        Seat.objects.bulk_create([Seat(table=table, position=position) for position in range(4)])
-        game = Game.objects.create(
-            table=table,
-            mode=config.mode,
-            target=config.target if config.mode == STANDARD else None,
-            round_count=config.round_count if config.mode == FAIR else None,
-            multipliers=list(config.multipliers) if config.multipliers else None,
-            weis=config.weis,
-            seed=config.seed,
-            fair_schedule=list(record.schedule) if record.schedule is not None else None,
-            deals=[deal_to_json(deal) for deal in record.deals],
+        )  # its seats stay empty: it never plays
+        game = new_game(
+            table,
+            config,
+            record.deals,
+            [
+                {
+                    "position": seat.position,
+                    "name": seat.name,
+                    "bot": seat.bot,
+                    "remote_url": seat.remote_url,
+                    "remote_dialect": seat.remote_dialect,
+                    "standin": GameSeat.LEFT if seat.left else "",
+                    "fault_count": sum(1 for f in record.faults if f.seat == seat.position),
+                }
+                for seat in record.seats
+            ],
+            record.schedule,
             status=record.status,
             abandon_reason=record.abandon_reason,
             standin_bot=record.standin_bot,
@@ -995,21 +988,6 @@ def store_record(
             points=list(state.scores),
             winner=state.winner,
             finished_at=record.finished_at or timezone.now(),
-        )
-        GameSeat.objects.bulk_create(
-            [
-                GameSeat(
-                    game=game,
-                    position=seat.position,
-                    name=seat.name,
-                    bot=seat.bot,
-                    remote_url=seat.remote_url,
-                    remote_dialect=seat.remote_dialect,
-                    standin=GameSeat.LEFT if seat.left else "",
-                    fault_count=sum(1 for f in record.faults if f.seat == seat.position),
-                )
-                for seat in record.seats
-            ]
         )
         Action.objects.bulk_create(
             [

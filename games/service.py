@@ -30,10 +30,18 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from bots.registry import BUILTIN_BOTS
-from bots.remote import AUTO as AUTO_DIALECT
-from bots.remote import DIALECTS, MAX_TIMEOUT, BotUrlError, check_bot_url
 from games import fastpath, oplog, snapshot, states, stats, workers
+from games.catalogue import (
+    BOT_KINDS,
+    DIALECTS,
+    MAX_TIMEOUT,
+    BotUrlError,
+    Dialect,
+    SeatKind,
+    builtin_bots,
+    check_bot_url,
+    known_bots,
+)
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -48,8 +56,23 @@ from games.engine import (
 from games.engine import (
     Action as EngineAction,
 )
+from games.errors import ErrorCode, ServiceError
 from games.events import Send, publisher
-from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.models import (
+    LOBBY_GROUP,
+    ROUND_PAUSES,
+    Connection,
+    Fault,
+    Game,
+    GameSeat,
+    Player,
+    Seat,
+    Table,
+    deal_to_json,
+    new_game,
+    new_table,
+    table_group,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +80,6 @@ MAX_TABLE_NAME = 60
 MAX_BOT_TIMEOUT = int(MAX_TIMEOUT)
 MAX_TURN_CLOCK = 600  # seconds a move; the pages offer JASSWEB_TURN_CLOCK_CHOICES
 REFUSAL_SHOWN_S = 8  # seconds a refused request to abandon a game stays in view
-
-
-class ServiceError(Exception):
-    """A refused change: ``code`` is stable for clients, ``message`` says why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -153,9 +167,9 @@ def _after_commit(table_id: int, watchers: dict[str, Any] | None, change: Change
     """Publish a committed change: to the table's watchers, the lobby, and the game's driver."""
     sends: list[Send] = []
     if watchers is not None:
-        sends.append(("group", f"table.{table_id}", watchers))
+        sends.append(("group", table_group(table_id), watchers))
     if change.reason in LOBBY_REASONS:
-        sends.append(("group", "lobby", {"type": "lobby.event", "table": table_id}))
+        sends.append(("group", LOBBY_GROUP, {"type": "lobby.event", "table": table_id}))
     local = workers.local_worker_id()
     if change.game_id is not None and change.driver and change.driver != local:
         sends.append(("channel", workers.driver_channel(change.driver), change.message()))
@@ -201,7 +215,7 @@ def _lock_table(table_id: int) -> Table:
     try:
         return Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise ServiceError("no_table", f"there is no table {table_id}") from None
+        raise ServiceError(ErrorCode.NO_TABLE, f"there is no table {table_id}") from None
 
 
 def running_game(table: Table) -> Game | None:
@@ -214,7 +228,9 @@ def _seats(table: Table) -> list[Seat]:
 
 def _check_position(position: object) -> int:
     if type(position) is not int or not 0 <= position <= 3:
-        raise ServiceError("bad_seat", f"a seat is 0 (North), 1 (East), 2 (South) or 3 (West), got {position!r}")
+        raise ServiceError(
+            ErrorCode.BAD_SEAT, f"a seat is 0 (North), 1 (East), 2 (South) or 3 (West), got {position!r}"
+        )
     return position
 
 
@@ -259,7 +275,7 @@ def create_table(
     """
     name = (name or "").strip()
     if not name or len(name) > MAX_TABLE_NAME:
-        raise ServiceError("bad_options", f"a table name has 1 to {MAX_TABLE_NAME} characters")
+        raise ServiceError(ErrorCode.BAD_OPTIONS, f"a table name has 1 to {MAX_TABLE_NAME} characters")
     try:
         table_config = GameConfig(
             mode=mode,
@@ -269,13 +285,13 @@ def create_table(
             weis=bool(weis),
         )
     except InvalidConfigError as exc:
-        raise ServiceError("bad_options", str(exc)) from None
+        raise ServiceError(ErrorCode.BAD_OPTIONS, str(exc)) from None
     if bot_delay_ms is None:
         from django.conf import settings
 
         bot_delay_ms = settings.JASSWEB_BOT_DELAY_MS
     if type(bot_delay_ms) is not int or not 0 <= bot_delay_ms <= 5000:
-        raise ServiceError("bad_options", f"bot delay is 0 to 5000 ms, got {bot_delay_ms!r}")
+        raise ServiceError(ErrorCode.BAD_OPTIONS, f"bot delay is 0 to 5000 ms, got {bot_delay_ms!r}")
     _check_timeout(bot_timeout_s)
     _check_clock(turn_clock_s, standin_bot)
     if round_pause_s is None:
@@ -284,13 +300,9 @@ def create_table(
         round_pause_s = settings.JASSWEB_ROUND_PAUSE_S
     _check_pause(round_pause_s)
     with transaction.atomic():
-        table = Table.objects.create(
-            name=name,
-            mode=table_config.mode,
-            target=table_config.target,
-            round_count=table_config.round_count,
-            multipliers=multipliers,
-            weis=table_config.weis,
+        table = new_table(
+            name,
+            table_config,
             private=bool(private),
             bot_delay_ms=bot_delay_ms,
             bot_timeout_s=bot_timeout_s,
@@ -300,7 +312,6 @@ def create_table(
             rated=(table_config.mode == FAIR if rated is None else bool(rated)) and not private,
             created_by=player,
         )
-        Seat.objects.bulk_create([Seat(table=table, position=p) for p in range(4)])
         _changed(table, None, "created")
     return table
 
@@ -311,10 +322,10 @@ def _seat_change(table_id: int, actor: Actor | None = None, verb: str = "") -> I
     with transaction.atomic():
         table = _lock_table(table_id)
         if running_game(table):
-            raise ServiceError("game_running", "seats cannot change while a game is running")
+            raise ServiceError(ErrorCode.GAME_RUNNING, "seats cannot change while a game is running")
         seats = _seats(table)
         if actor is not None and not _may_manage(table, seats, actor):
-            raise ServiceError("not_allowed", f"only the table's creator or a seated player can {verb}")
+            raise ServiceError(ErrorCode.NOT_ALLOWED, f"only the table's creator or a seated player can {verb}")
         yield table, seats
         _changed(table, None, "seats")
 
@@ -324,10 +335,10 @@ def take_seat(table_id: int, position: int, player: Player) -> None:
     position = _check_position(position)
     with _seat_change(table_id) as (_, seats):
         if any(s.player_id == player.pk for s in seats):
-            raise ServiceError("already_seated", "you already have a seat at this table")
+            raise ServiceError(ErrorCode.ALREADY_SEATED, "you already have a seat at this table")
         seat = seats[position]
-        if seat.kind != "empty":
-            raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken")
+        if seat.kind != SeatKind.EMPTY:
+            raise ServiceError(ErrorCode.SEAT_TAKEN, f"{SEAT_NAMES[position]} is taken")
         seat.player, seat.bot = player, ""
         seat.save(update_fields=["player", "bot"])
 
@@ -343,18 +354,18 @@ def leave_seat(table_id: int, player: Player) -> None:
             return
     with _seat_change(table_id) as (table, _):
         if not Seat.objects.filter(table=table, player=player).update(player=None):
-            raise ServiceError("not_seated", "you have no seat at this table")
+            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat at this table")
 
 
 def set_bot(table_id: int, position: int, bot: str, actor: Actor) -> None:
     """Put a built-in bot on an empty seat (the table's creator or a seated player may)."""
     position = _check_position(position)
-    if bot not in BUILTIN_BOTS:
-        raise ServiceError("unknown_bot", f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN_BOTS))}")
+    if bot not in builtin_bots():
+        raise ServiceError(ErrorCode.UNKNOWN_BOT, f"unknown bot {bot!r}; {known_bots()}")
     with _seat_change(table_id, actor, "add bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == "human":
-            raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
+        if seat.kind == SeatKind.HUMAN:
+            raise ServiceError(ErrorCode.SEAT_TAKEN, f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
         seat.bot = bot
         seat.save(update_fields=["bot"])
 
@@ -369,16 +380,18 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
     try:
         url = check_bot_url(url)
     except BotUrlError as exc:
-        raise ServiceError("bad_bot_url", str(exc)) from None
+        raise ServiceError(ErrorCode.BAD_BOT_URL, str(exc)) from None
     if dialect not in DIALECTS:
-        raise ServiceError("bad_bot_url", f"the path dialect is one of {', '.join(DIALECTS)}, got {dialect!r:.20}")
+        raise ServiceError(
+            ErrorCode.BAD_BOT_URL, f"the path dialect is one of {', '.join(DIALECTS)}, got {dialect!r:.20}"
+        )
     name = " ".join((name or "").split()) or default_bot_name(url)
     if len(name) > 40:
-        raise ServiceError("bad_bot_url", "a bot name has at most 40 characters")
+        raise ServiceError(ErrorCode.BAD_BOT_URL, "a bot name has at most 40 characters")
     with _seat_change(table_id, actor, "invite bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == "human":
-            raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
+        if seat.kind == SeatKind.HUMAN:
+            raise ServiceError(ErrorCode.SEAT_TAKEN, f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", url, name, dialect
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
 
@@ -394,8 +407,8 @@ def clear_seat(table_id: int, position: int, actor: Actor) -> None:
     position = _check_position(position)
     with _seat_change(table_id, actor, "remove bots") as (_, seats):
         seat = seats[position]
-        if seat.kind not in ("bot", "remote"):
-            raise ServiceError("not_a_bot", f"there is no bot at {SEAT_NAMES[position]}")
+        if seat.kind not in BOT_KINDS:
+            raise ServiceError(ErrorCode.NOT_A_BOT, f"there is no bot at {SEAT_NAMES[position]}")
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", "", "", ""
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
 
@@ -403,18 +416,17 @@ def clear_seat(table_id: int, position: int, actor: Actor) -> None:
 def _check_clock(seconds: object, standin_bot: object) -> None:
     if type(seconds) is not int or not 0 <= seconds <= MAX_TURN_CLOCK:
         raise ServiceError(
-            "bad_options", f"the turn clock is off (0) or 1 to {MAX_TURN_CLOCK} seconds, got {seconds!r:.10}"
+            ErrorCode.BAD_OPTIONS, f"the turn clock is off (0) or 1 to {MAX_TURN_CLOCK} seconds, got {seconds!r:.10}"
         )
-    if standin_bot not in BUILTIN_BOTS:
-        raise ServiceError(
-            "bad_options", f"unknown stand-in bot {standin_bot!r:.40}; built-in bots: {', '.join(sorted(BUILTIN_BOTS))}"
-        )
+    if standin_bot not in builtin_bots():
+        raise ServiceError(ErrorCode.BAD_OPTIONS, f"unknown stand-in bot {standin_bot!r:.40}; {known_bots()}")
 
 
 def _check_pause(seconds: object) -> None:
     if seconds not in ROUND_PAUSES:
         raise ServiceError(
-            "bad_options", f"the round summary stays {', '.join(map(str, ROUND_PAUSES))} seconds, got {seconds!r:.10}"
+            ErrorCode.BAD_OPTIONS,
+            f"the round summary stays {', '.join(map(str, ROUND_PAUSES))} seconds, got {seconds!r:.10}",
         )
 
 
@@ -436,7 +448,9 @@ def set_turn_clock(
 
 def _check_timeout(seconds: object) -> int:
     if type(seconds) is not int or not 1 <= seconds <= MAX_BOT_TIMEOUT:
-        raise ServiceError("bad_options", f"the bot timeout is 1 to {MAX_BOT_TIMEOUT} seconds, got {seconds!r:.10}")
+        raise ServiceError(
+            ErrorCode.BAD_OPTIONS, f"the bot timeout is 1 to {MAX_BOT_TIMEOUT} seconds, got {seconds!r:.10}"
+        )
     return seconds
 
 
@@ -456,29 +470,35 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
     with transaction.atomic():
         table = _lock_table(table_id)
         if table.imported:
-            raise ServiceError("imported", "this table holds an imported game and plays no new ones")
+            raise ServiceError(ErrorCode.IMPORTED, "this table holds an imported game and plays no new ones")
         if running_game(table):
-            raise ServiceError("game_running", "a game is already running at this table")
+            raise ServiceError(ErrorCode.GAME_RUNNING, "a game is already running at this table")
         seats = _seats(table)
         if not (actor.bot or _may_manage(table, seats, actor)):
-            raise ServiceError("not_allowed", "only the table's creator or a seated player can start a game")
-        empty = [SEAT_NAMES[s.position] for s in seats if s.kind == "empty"]
+            raise ServiceError(ErrorCode.NOT_ALLOWED, "only the table's creator or a seated player can start a game")
+        empty = [SEAT_NAMES[s.position] for s in seats if s.kind == SeatKind.EMPTY]
         if empty:
-            raise ServiceError("seats_empty", f"fill every seat first: {', '.join(empty)} empty")
+            raise ServiceError(ErrorCode.SEATS_EMPTY, f"fill every seat first: {', '.join(empty)} empty")
         seed = secrets.randbits(62) if seed is None else seed
         config = table.config(seed)
         plan = GamePlan(config)
         dealt = range(config.round_count) if config.mode == FAIR else range(1)
-        game = Game.objects.create(
-            table=table,
-            mode=config.mode,
-            target=config.target if config.mode == STANDARD else None,
-            round_count=config.round_count if config.mode == FAIR else None,
-            multipliers=list(config.multipliers) if config.multipliers else None,
-            weis=config.weis,
-            seed=seed,
-            fair_schedule=list(plan.schedule) if plan.schedule else None,
-            deals=[deal_to_json(plan.deal(i)) for i in dealt],
+        game = new_game(
+            table,
+            config,
+            [plan.deal(i) for i in dealt],
+            [
+                {
+                    "position": s.position,
+                    "player": s.player,
+                    "bot": s.bot,
+                    "remote_url": s.remote_url,
+                    "remote_dialect": s.remote_dialect,
+                    "name": s.player.name if s.player else (s.remote_name or bot_label(s.bot)),
+                }
+                for s in seats
+            ],
+            plan.schedule,
             points=[0, 0],
             turn_clock_s=table.turn_clock_s,
             round_pause_s=table.round_pause_s,
@@ -486,20 +506,6 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             turn_started_at=timezone.now(),
             driver=workers.local_worker_id() or "",
             rated=table.rated and not table.private,
-        )
-        GameSeat.objects.bulk_create(
-            [
-                GameSeat(
-                    game=game,
-                    position=s.position,
-                    player=s.player,
-                    bot=s.bot,
-                    remote_url=s.remote_url,
-                    remote_dialect=s.remote_dialect,
-                    name=s.player.name if s.player else (s.remote_name or bot_label(s.bot)),
-                )
-                for s in seats
-            ]
         )
         _changed(table, game.pk, "started")
         oplog.game_started(game, seats)
@@ -543,25 +549,22 @@ def submit(
     """
     seat = _check_position(seat)
     if not isinstance(action, EngineAction):
-        raise ServiceError("bad_action", f"not an action: {action!r}")
+        raise ServiceError(ErrorCode.BAD_ACTION, f"not an action: {action!r}")
     if table_id is None:
         table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
         if table_id is None:
-            raise ServiceError("no_game", f"there is no game {game_id}")
+            raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
     with transaction.atomic():
         now = timezone.now()
         version = fastpath.bump_version(table_id, now)
         if version is None:
-            raise ServiceError("no_table", f"there is no table {table_id}")
+            raise ServiceError(ErrorCode.NO_TABLE, f"there is no table {table_id}")
         game = fastpath.read_game(game_id)
         if game is None or game.table_id != table_id:
-            raise ServiceError("no_game", f"there is no game {game_id} at table {table_id}")
+            raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id} at table {table_id}")
         if game.status != Game.RUNNING:
-            raise ServiceError("game_over", f"game {game_id} is {game.status}")
-        if expected_seq is not None and expected_seq != game.action_count:
-            raise ServiceError(
-                "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
-            )
+            raise ServiceError(ErrorCode.GAME_OVER, f"game {game_id} is {game.status}")
+        _check_fresh(expected_seq, game.action_count)
         seats = fastpath.read_seats(game_id)
         game_seat = seats[seat]
         report = report if actor.bot and report else BotReport()
@@ -570,10 +573,9 @@ def submit(
         try:
             after = state.apply(seat, action)
         except IllegalActionError as exc:
-            code = "not_your_turn" if state.player != seat else "illegal"
-            raise ServiceError(code, str(exc)) from None
+            raise _refused(exc, state.player != seat) from None
         except InvalidActionError as exc:
-            raise ServiceError("bad_action", str(exc)) from None
+            raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
         seq = game.action_count
         fastpath.insert_action(game_id, seq, seat, action.kind, action.value, report.latency_ms, report.standin, now)
         if actor.bot:
@@ -633,27 +635,39 @@ def submit_moves(
     nothing; then each is stored as its own move (``submit``).
     """
     if not actions or not all(isinstance(a, EngineAction) for a in actions):
-        raise ServiceError("bad_action", "no moves given")
+        raise ServiceError(ErrorCode.BAD_ACTION, "no moves given")
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise ServiceError("no_game", f"there is no game {game_id}")
-    if expected_seq is not None and expected_seq != game.action_count:
-        raise ServiceError(
-            "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
-        )
+        raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
+    _check_fresh(expected_seq, game.action_count)
     trial = states.load(game)
     for action in actions:
         try:
             trial = trial.apply(_check_position(seat), action)
         except IllegalActionError as exc:
-            raise ServiceError("not_your_turn" if trial.player != seat else "illegal", str(exc)) from None
+            raise _refused(exc, trial.player != seat) from None
         except InvalidActionError as exc:
-            raise ServiceError("bad_action", str(exc)) from None
+            raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
     seq = game.action_count if expected_seq is None else expected_seq
     after = trial
     for offset, action in enumerate(actions):
         after = submit(game_id, seat, action, actor=actor, expected_seq=seq + offset, table_id=table_id)
     return after
+
+
+def _check_fresh(expected_seq: int | None, action_count: int) -> None:
+    """Refuse a move made for an earlier point of the game (``expected_seq``: the move number it was for)."""
+    if expected_seq is not None and expected_seq != action_count:
+        raise ServiceError(
+            ErrorCode.STALE,
+            f"the game has moved on: this move was for event {expected_seq}, it is at {action_count}",
+        )
+
+
+def _refused(exc: IllegalActionError, out_of_turn: bool) -> ServiceError:
+    """The engine's refusal of a move as the service's, with its facts (seat, card, rule)."""
+    code = ErrorCode.NOT_YOUR_TURN if out_of_turn else ErrorCode.ILLEGAL
+    return ServiceError(code, str(exc), seat=exc.seat, card=exc.card, reason=exc.reason)
 
 
 def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
@@ -662,16 +676,16 @@ def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
     if actor.bot:
         if report.standin:
             if not (game_seat.player_id and game_seat.standin):
-                raise ServiceError("not_your_seat", f"no stand-in plays {position} now")
-        elif game_seat.kind not in ("bot", "remote"):
-            raise ServiceError("not_your_seat", f"{position} is not played by a bot")
+                raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"no stand-in plays {position} now")
+        elif game_seat.kind not in BOT_KINDS:
+            raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"{position} is not played by a bot")
         return
     if actor.player_id is None or game_seat.player_id != actor.player_id:
-        raise ServiceError("not_your_seat", f"you do not play {position} in this game")
+        raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"you do not play {position} in this game")
     if game_seat.standin == GameSeat.LEFT:
-        raise ServiceError("left", "you left this game: a stand-in bot plays your seat")
+        raise ServiceError(ErrorCode.LEFT, "you left this game: a stand-in bot plays your seat")
     if game_seat.standin:
-        raise ServiceError("standin", "a stand-in bot is playing for you: press “I'm back” to play again")
+        raise ServiceError(ErrorCode.STANDIN, "a stand-in bot is playing for you: press “I'm back” to play again")
 
 
 def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState, report: BotReport) -> None:
@@ -703,7 +717,7 @@ def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState
             len(state.current.tricks),
             report.latency_ms or 0,
         )
-    if report.dialect and game_seat.remote_dialect == AUTO_DIALECT:
+    if report.dialect and game_seat.remote_dialect == Dialect.AUTO:
         game_seat.remote_dialect = report.dialect
         fields.append("remote_dialect")
     if fields:
@@ -715,7 +729,7 @@ def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: s
     with transaction.atomic():
         locked = _lock_game(game_id)
         if locked is None:
-            raise ServiceError("no_game", f"there is no game {game_id}")
+            raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
         table, game = locked
         Fault.objects.create(
             game=game, seat=seat, round=round_index, trick=None, kind=kind, detail=detail[:300], latency_ms=latency_ms
@@ -741,9 +755,11 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
         table = _lock_table(table_id)
         game = running_game(table)
         if game is None:
-            raise ServiceError("no_game", "no game is running at this table")
+            raise ServiceError(ErrorCode.NO_GAME, "no game is running at this table")
         if not _may_manage(table, _seats(table), actor):
-            raise ServiceError("not_allowed", "only the table's creator or a seated player can abandon the game")
+            raise ServiceError(
+                ErrorCode.NOT_ALLOWED, "only the table's creator or a seated player can abandon the game"
+            )
         voters = [p for p in _people_playing(game) if p != actor.player_id]
         if actor.system or not voters:
             _abandon(table, game, reason or "abandoned by a player")
@@ -751,7 +767,7 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
         vote = open_abandon_vote(game)
         if vote is not None:
             if vote["by"] == actor.player_id:
-                raise ServiceError("vote_open", "you asked already; the others have not all answered yet")
+                raise ServiceError(ErrorCode.VOTE_OPEN, "you asked already; the others have not all answered yet")
             if actor.player_id in vote["voters"]:
                 _answer(table, game, vote, actor.player_id, agree=True)
                 return game
@@ -777,9 +793,9 @@ def answer_abandon(table_id: int, player: Player, agree: bool) -> Game:
         game = running_game(table)
         vote = open_abandon_vote(game) if game is not None else None
         if game is None or vote is None:
-            raise ServiceError("no_vote", "nobody is asking to abandon a game here (or the request lapsed)")
+            raise ServiceError(ErrorCode.NO_VOTE, "nobody is asking to abandon a game here (or the request lapsed)")
         if player.pk not in vote["voters"] or player.pk not in _people_playing(game):
-            raise ServiceError("not_allowed", "only the other people playing in this game answer this request")
+            raise ServiceError(ErrorCode.NOT_ALLOWED, "only the other people playing in this game answer this request")
         _answer(table, game, vote, player.pk, agree)
     return game
 
@@ -872,7 +888,7 @@ def presence_changed(table_ids: list[int]) -> None:
 def _game_seat_of(game: Game, player_id: int | None) -> GameSeat:
     seat = GameSeat.objects.filter(game=game, player_id=player_id).first() if player_id else None
     if seat is None:
-        raise ServiceError("not_seated", "you do not play in this game")
+        raise ServiceError(ErrorCode.NOT_SEATED, "you do not play in this game")
     return seat
 
 
@@ -911,12 +927,12 @@ def back_to_seat(table_id: int, player: Player) -> None:
         table = _lock_table(table_id)
         game = running_game(table)
         if game is None:
-            raise ServiceError("no_game", "no game is running at this table")
+            raise ServiceError(ErrorCode.NO_GAME, "no game is running at this table")
         game_seat = _game_seat_of(game, player.pk)
         if game_seat.standin == GameSeat.LEFT:
-            raise ServiceError("left", "you left this game; join the next one")
+            raise ServiceError(ErrorCode.LEFT, "you left this game; join the next one")
         if not game_seat.standin:
-            raise ServiceError("not_away", "you are playing your seat already")
+            raise ServiceError(ErrorCode.NOT_AWAY, "you are playing your seat already")
         game_seat.standin = ""
         game_seat.save(update_fields=["standin"])
         if states.load(game).player == game_seat.position:
@@ -932,16 +948,18 @@ def mark_ready(table_id: int, player: Player, round_number: int) -> None:
     next deal's bots play on without waiting out the round pause. Closing it again changes nothing.
     """
     if type(round_number) is not int:
-        raise ServiceError("bad_message", f"'ready' needs the round number, got {round_number!r:.10}")
+        raise ServiceError(ErrorCode.BAD_MESSAGE, f"'ready' needs the round number, got {round_number!r:.10}")
     with transaction.atomic():
         table = _lock_table(table_id)
         game = running_game(table)
         if game is None:
-            raise ServiceError("no_game", "no game is running at this table")
+            raise ServiceError(ErrorCode.NO_GAME, "no game is running at this table")
         game_seat = _game_seat_of(game, player.pk)
         ended = states.load(game).round_index  # the number of the round that ended last
         if not 1 <= round_number <= ended:
-            raise ServiceError("bad_round", f"round {round_number} has not ended; the last one to end is {ended}")
+            raise ServiceError(
+                ErrorCode.BAD_ROUND, f"round {round_number} has not ended; the last one to end is {ended}"
+            )
         if game_seat.ready_round >= round_number:
             return
         game_seat.ready_round = round_number

@@ -23,8 +23,8 @@ from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 
-from bots.registry import BUILTIN_BOTS, bot_choices
 from games import access, states
+from games.catalogue import SeatKind, bot_choices, builtin_bots
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -143,7 +143,7 @@ def _round_summary(index: int, rnd: RoundState, scores: tuple[int, int], state: 
 
 
 def bot_label(name: str) -> str:
-    bot = BUILTIN_BOTS.get(name)
+    bot = builtin_bots().get(name)
     return f"{bot.label} bot" if bot else name
 
 
@@ -629,7 +629,7 @@ def _lobby_rows(tables_query, limit: int | None) -> list[dict[str, Any]]:
             {
                 **_table_options(table),
                 "seats": seat_views,
-                "free_seats": sum(1 for s in seat_views if s["kind"] == "empty"),
+                "free_seats": sum(1 for s in seat_views if s["kind"] == SeatKind.EMPTY),
                 "managers": sorted(managers),  # who may add bots: the creator and seated players
                 "status": game.status if game else "waiting",
                 # A private table's row is shared by all who may list it, newcomers too: no game's points.

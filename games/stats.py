@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
+from games.catalogue import SeatKind, builtin_bots
 from games.engine import FAIR, OBE_ABE, PUSH, STANDARD, SUITS, GameState, team_of
 from games.models import (
     Competitor,
@@ -52,11 +53,11 @@ TABLE, ARENA = GameSummary.TABLE, GameSummary.ARENA
 def player_type(seat: GameSeat) -> str:
     """The thesis' player type of a seat: "people", "bot:<name>" or "remote:<given name>"."""
     kind = seat_kind(seat)
-    if kind == "human":
+    if kind == SeatKind.HUMAN:
         return PEOPLE
-    if kind == "bot":
+    if kind == SeatKind.BOT:
         return f"bot:{seat.bot}"
-    if kind == "remote":
+    if kind == SeatKind.REMOTE:
         return f"remote:{seat.name}"[:70]
     return "unknown"  # a person whose player row is gone
 
@@ -68,9 +69,9 @@ def type_label(key: str) -> str:
     if key == PEOPLE:
         return "People"
     kind, _, name = key.partition(":")
-    if kind == "bot":
+    if kind == SeatKind.BOT:
         return bot_label(name)
-    if kind == "remote":
+    if kind == SeatKind.REMOTE:
         return f"{name} (remote)"
     return "Unknown"
 
@@ -78,11 +79,11 @@ def type_label(key: str) -> str:
 def competitor_key(seat: GameSeat) -> str | None:
     """The competitor a seat's player is, as ``Competitor.key``; None for a seat nobody can be rated for."""
     kind = seat_kind(seat)
-    if kind == "human":
+    if kind == SeatKind.HUMAN:
         return f"person:{seat.player_id}"
-    if kind == "bot":
+    if kind == SeatKind.BOT:
         return f"bot:{seat.bot}"
-    if kind == "remote":
+    if kind == SeatKind.REMOTE:
         digest = hashlib.sha256(f"{seat.remote_url}\n{seat.name}".encode()).hexdigest()[:40]
         return f"remote:{digest}"
     return None
@@ -92,10 +93,12 @@ def _new_competitor(seat: GameSeat, key: str) -> Competitor:
     from games.snapshot import bot_label
 
     kind = seat_kind(seat)
-    fields: dict[str, Any] = {"kind": {"human": Competitor.PERSON, "bot": Competitor.BOT}.get(kind, Competitor.REMOTE)}
-    if kind == "human":
+    fields: dict[str, Any] = {
+        "kind": {SeatKind.HUMAN: Competitor.PERSON, SeatKind.BOT: Competitor.BOT}.get(kind, Competitor.REMOTE)
+    }
+    if kind == SeatKind.HUMAN:
         fields |= {"player_id": seat.player_id, "name": seat.name[:60]}
-    elif kind == "bot":
+    elif kind == SeatKind.BOT:
         fields |= {"bot": seat.bot, "name": bot_label(seat.bot)[:60]}
     else:
         fields |= {"remote_url": seat.remote_url, "name": seat.name[:60]}
@@ -525,13 +528,11 @@ def median_of_counts(counts: dict[int, int]) -> float | None:
 
 
 def _type_order(key: str) -> tuple[int, int, str]:
-    from bots.registry import BUILTIN_BOTS
-
     if key == PEOPLE:
         return (0, 0, "")
     kind, _, name = key.partition(":")
-    if kind == "bot":
-        names = list(BUILTIN_BOTS)
+    if kind == SeatKind.BOT:
+        names = list(builtin_bots())
         return (1, names.index(name) if name in names else len(names), name)
     return (2, 0, name.lower())
 

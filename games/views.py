@@ -18,9 +18,10 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from bots.registry import bot_choices
 from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
+from games.catalogue import bot_choices
 from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
+from games.errors import ErrorCode
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, Player, Table
 from games.replay import replay_data
@@ -207,7 +208,7 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
     position = _int(request.POST.get("seat"), -1)
     try:
         if player is None:
-            raise service.ServiceError("no_identity", "Choose a nickname or sign in first.")
+            raise service.ServiceError(ErrorCode.NO_IDENTITY, "Choose a nickname or sign in first.")
         action = request.POST.get("action")
         if action == "join":
             service.take_seat(table_id, position, player)
@@ -216,7 +217,7 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
         elif action == "leave":
             service.leave_seat(table_id, player)
         else:
-            raise service.ServiceError("bad_action", "Unknown seat action.")
+            raise service.ServiceError(ErrorCode.BAD_ACTION, "Unknown seat action.")
     except service.ServiceError as exc:
         messages.error(request, exc.message)
         return redirect(_next_or(request, "lobby"))

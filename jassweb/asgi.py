@@ -35,10 +35,11 @@ application = ProtocolTypeRouter(
     }
 )
 
-# Everything loaded by now lives as long as the server: Django, Channels, the views, numba's compiler
-# behind the bots. Python's full garbage collections walked all of it again and again, stopping every
-# table for 200-500 ms under load (and a quarter of the server's time at stress pace); frozen, they
-# walk only what the server made since, and the older generations are collected half as often.
+# Everything loaded by now lives as long as the server: Django, Channels, the views (not the bots' numba
+# kernels: they load where a bot or an analysis first needs them). Python's full garbage collections walked
+# all of it again and again, stopping every table for 200-500 ms under load (and a quarter of the server's
+# time at stress pace); frozen, they walk only what the server made since, and the older generations are
+# collected half as often.
 get_resolver().url_patterns  # noqa: B018  (import the views before the freeze)
 gc.collect()
 gc.freeze()

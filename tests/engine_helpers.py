@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from games.engine import GameState, RoundState, iter_cards, mask_from_codes
+from games.engine import GameState, RoundState, hand_weis, iter_cards, mask_from_codes
 
 
 def hands_from_codes(*hands: str) -> tuple[int, int, int, int]:
@@ -36,3 +36,13 @@ def play_random_game(game: GameState, rng: random.Random) -> GameState:
     while not game.over:
         game = game.apply(game.player, rng.choice(game.current.legal_actions()))
     return game
+
+
+def seat_of_action(state: RoundState, index: int) -> int:
+    """The seat that took the ``index``-th action of ``state.actions()``."""
+    return state.seated_actions()[index][0]
+
+
+def held_weis(state: RoundState, seat: int) -> tuple[int, ...]:
+    """Every Weis ``seat`` was dealt (declared or not)."""
+    return hand_weis(state.starting_hands()[seat])

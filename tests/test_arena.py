@@ -10,12 +10,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from games.arena import Summary, mean_interval, play_game, schedule, t_quantile_975, wilson
+from bots.arena import Summary, mean_interval, play_game, schedule, t_quantile_975, wilson
 from games.engine import GameState
 from games.models import Game
 from games.service import load_state
 from tests.bot_helpers import jasskit_service
 from tests.bot_servers.faulty import FaultyBots
+from tests.engine_helpers import held_weis
 
 FINAL = re.compile(
     r"^(?P<a>\S+) vs (?P<b>\S+): (?P=a) won (?P<won>\d+) of (?P<n>\d+) games "
@@ -47,8 +48,9 @@ def test_a_game_is_played_by_both_teams_on_every_deal():
     outcome = play_game(first)
     state = GameState.new(first.config)
     assert outcome.pairs == state.plan.pairs() and len(outcome.pairs) == 2
-    assert sum(outcome.advantages) == outcome.a_points - outcome.b_points
-    assert outcome.a_points + outcome.b_points >= 4 * 157
+    a_points, b_points = outcome.points[outcome.a_side], outcome.points[1 - outcome.a_side]
+    assert sum(outcome.advantages) == a_points - b_points
+    assert a_points + b_points >= 4 * 157
     assert len(outcome.moves) == len(outcome.think_ms) >= 4 * 37
     again = play_game(first)
     assert again.moves == outcome.moves, "same seed, same game"
@@ -169,6 +171,6 @@ def test_mcts_and_rules_play_weis_tables_and_the_stored_games_keep_their_weis():
         assert state.over
         for rnd in state.rounds:
             # Both teams' bots declared every Weis they were dealt.
-            assert [sorted(d) for d in rnd.declared] == [sorted(rnd.held_weis(s)) for s in range(4)]
+            assert [sorted(d) for d in rnd.declared] == [sorted(held_weis(rnd, s)) for s in range(4)]
     client = Client()
     assert client.get(f"/games/{games[0].pk}/replay").status_code == 200

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -73,3 +74,18 @@ def test_each_row_counts_its_free_seats_and_the_page_marks_them_for_the_filters(
     assert row["free_seats"] == 2
     page = Client().get("/").content.decode()
     assert 'data-free="true"' in page and 'data-mine="false"' in page and 'data-status="waiting"' in page
+
+
+def test_the_page_shows_each_seat_by_its_kind():
+    vreni = Player.objects.create(name="Vreni")
+    table = service.create_table(vreni, name="Mixed")
+    service.take_seat(table.pk, 0, vreni)
+    service.set_bot(table.pk, 1, "random", service.SYSTEM)
+    service.set_remote_bot(table.pk, 2, "https://bots.example.org/mybot", "Mybot", "spec", service.SYSTEM)
+    page = Client().get("/").content.decode()
+    seats = re.findall(r'<li class="lobby-seat lobby-seat-(\w+)" data-seat="(\d)">(.*?)</li>', page, re.S)
+    by_seat = {int(seat): (kind, body) for kind, seat, body in seats}
+    assert [by_seat[s][0] for s in range(4)] == ["human", "bot", "remote", "empty"]
+    assert "badge-bot" in by_seat[1][1] and "badge-remote" not in by_seat[1][1]
+    assert "badge-remote" in by_seat[2][1] and "https://bots.example.org/mybot" in by_seat[2][1]
+    assert "badge" not in by_seat[0][1] and "lobby-seat-name muted" in by_seat[3][1]

@@ -10,11 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots import mcts
+from bots.base import Bot
 from bots.determinize import Sampler, excluded_cards, possible_cards, unseen_cards
 from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.random import RandomBot
-from bots.registry import BUILTIN_BOTS, bot_choices, get_bot
+from bots.registry import IMPLEMENTATIONS, bot_class, get_bot, move_budget
 from bots.rules import RuleBot
+from games.catalogue import bot_choices
 from games.engine import (
     CLUBS,
     DIAMONDS,
@@ -179,8 +181,18 @@ def test_a_live_move_does_not_wait_for_the_compiler(monkeypatch):
 def test_both_levels_are_registered_and_instantiable():
     assert isinstance(get_bot("mcts-fast"), MCTSBot)
     assert isinstance(get_bot("mcts-strong"), MCTSStrongBot)
-    assert {"random", "rules", "mcts-fast", "mcts-strong"} <= set(BUILTIN_BOTS)
+    assert {"random", "rules", "mcts-fast", "mcts-strong"} <= set(IMPLEMENTATIONS)
     assert {c["name"] for c in bot_choices()} >= {"mcts-fast", "mcts-strong"}
+
+
+def test_every_registered_bot_is_the_class_of_its_name():
+    for name, impl in IMPLEMENTATIONS.items():
+        cls = bot_class(name)
+        assert issubclass(cls, Bot) and cls.name == name == impl.info.name, impl.path
+    assert move_budget("mcts-strong") > move_budget("mcts-fast") > 0
+    assert move_budget("rules") is None and move_budget("nobody") is None
+    with pytest.raises(KeyError, match="built-in bots: mcts-fast, mcts-strong, random, rules"):
+        bot_class("nobody")
 
 
 def _play_fair(names: list[str], seed: int, rounds: int) -> tuple[int, int]:

@@ -38,7 +38,7 @@ from games.hslu import encode_round
 from games.models import Action, Fault, Game, GameSeat, Seat, Table
 from games.records import MAX_RECORD_BYTES, RecordError, check_record, game_record, import_record
 from games.service import forget_cached_states, load_state
-from tests.engine_helpers import hands_from_codes, play_random_game, play_random_round
+from tests.engine_helpers import hands_from_codes, play_random_game, play_random_round, seat_of_action
 from tests.table_helpers import actor, make_players, make_table, start
 
 pytestmark = pytest.mark.django_db
@@ -265,7 +265,7 @@ def _cut_at_target(logs: list[dict], target: int) -> tuple[dict, GameState]:
     for rnd in rounds:
         for number, action in enumerate(rnd.actions()):
             if not game.over:
-                game = game.apply(rnd.seat_of_action(number), action)
+                game = game.apply(seat_of_action(rnd, number), action)
     assert game.over
     return {"target": target, "rounds": [encode_round(rnd) for rnd in game.rounds]}, game
 
@@ -397,7 +397,7 @@ def test_a_fault_must_match_its_move(standard):
     record, game = copy.deepcopy(standard[0]), standard[1]
     first = game.rounds[0]
     decisions = len(first.actions()) - first.cards_played
-    seat, trick = first.seat_of_action(5), (5 - decisions) // 4
+    seat, trick = seat_of_action(first, 5), (5 - decisions) // 4
     wrong = (seat + 1) % 4
     record["faults"] = [{"seat": wrong, "round": 0, "trick": trick, "move": 5, "kind": "timeout"}]
     refused(
@@ -468,6 +468,11 @@ def round_one(standard) -> dict:
         (lambda r: [r | {"tricks": "all"}], "round 1: 'tricks' must be a list of at most 9 tricks, got 'all'"),
         (lambda r: [r | {"dealer": "N"}], "round 1: 'dealer' must be one of [0, 1, 2, 3], got 'N'"),
         (lambda r: [r | {"player": [{"hand": ["Joker"]}]}], "round 1, player 0 hand[0]: unknown card code 'Joker'"),
+        (lambda r: [r | {"player": [5]}], "round 1, player 0: must be an object with a 'hand', got 5"),
+        (
+            lambda r: [r | {"tricks": [{"cards": ["HA", "Joker"]}]}],
+            "round 1, trick 1, card 2: unknown card code 'Joker'",
+        ),
         (lambda r: {"rounds": [r], "mode": "blitz"}, "mode must be 'standard' or 'fair', got 'blitz'"),
         (lambda r: {"rounds": [r], "target": 0}, "target must be an integer from 1 to 100000, got 0"),
         (
@@ -537,7 +542,7 @@ def test_any_damage_to_a_record_is_a_record_error_or_harmless(standard):
     ]
     first = standard[1].rounds[0]
     record["faults"] = [
-        {"seat": first.seat_of_action(0), "round": 0, "trick": 0, "move": 0, "kind": "timeout", "latency_ms": 9}
+        {"seat": seat_of_action(first, 0), "round": 0, "trick": 0, "move": 0, "kind": "timeout", "latency_ms": 9}
     ]
     assert check_record(record).status == Game.ABANDONED
     junk = [None, -1, 10**30, "x", [], {}, True, 2.5, [[[]]]]

@@ -18,13 +18,14 @@ from games.engine import (
     WEST,
     Action,
     IllegalActionError,
+    IllegalReason,
     InvalidActionError,
     RoundState,
     card_from_code,
     codes_of,
 )
 from games.engine.fair import random_deal
-from tests.engine_helpers import hands_from_codes, play_random_round
+from tests.engine_helpers import hands_from_codes, play_random_round, seat_of_action
 
 # North holds every heart: with hearts trump, leading trumps takes all nine tricks.
 ALL_HEARTS = hands_from_codes(
@@ -94,9 +95,27 @@ def test_illegal_card_error_explains_following_suit():
     # Dealer East: North leads, then West, South, East.
     state = RoundState.deal(hands, dealer=EAST).choose_trump(SPADES).play("HA").play("CA").play("SA")
     assert state.player == EAST
-    with pytest.raises(IllegalActionError, match="by East: must follow Hearts"):
+    with pytest.raises(IllegalActionError, match="by East: must follow Hearts") as excinfo:
         state.play("DA", seat=EAST)
     assert state.legal_cards() == [card_from_code("H6")]
+    refused = excinfo.value
+    assert (refused.reason, refused.seat, refused.card) == (IllegalReason.FOLLOW, EAST, card_from_code("DA"))
+    assert refused.why == "must follow Hearts" and refused.state is state
+
+
+def test_a_refusal_carries_its_reason_and_seat():
+    state = RoundState.deal(ALL_HEARTS, dealer=EAST)
+    cases = [
+        (lambda: state.play("HA"), IllegalReason.TRUMP_FIRST, NORTH),
+        (lambda: state.choose_trump(PUSH).choose_trump(PUSH), IllegalReason.PUSH, SOUTH),
+        (lambda: state.choose_trump(HEARTS).choose_trump(SPADES), IllegalReason.TRUMP_DECLARED, NORTH),
+        (lambda: state.choose_trump(HEARTS).play("DA", seat=EAST), IllegalReason.NOT_YOUR_TURN, EAST),
+        (lambda: state.choose_trump(HEARTS).play("DA"), IllegalReason.ABSENT, NORTH),
+    ]
+    for attempt, reason, seat in cases:
+        with pytest.raises(IllegalActionError) as excinfo:
+            attempt()
+        assert (excinfo.value.reason, excinfo.value.seat) == (reason, seat), str(excinfo.value)
 
 
 def test_malformed_actions_are_invalid_not_illegal():
@@ -155,7 +174,7 @@ def test_unchecked_path_matches_checked_path():
         checked = play_random_round(start, random.Random(rng.random()))
         fast = start
         for action in checked[-1].actions():
-            fast = fast.apply_code_unchecked(action.code)
+            fast = fast.apply_unchecked(Action.from_code(action.code))
         assert fast == checked[-1]
 
 
@@ -179,5 +198,5 @@ def test_starting_hands_and_actions_rebuild_the_round():
         assert state.starting_hands() == start.hands
         rebuilt = start
         for index, action in enumerate(state.actions()):
-            rebuilt = rebuilt.apply(action, seat=state.seat_of_action(index))
+            rebuilt = rebuilt.apply(action, seat=seat_of_action(state, index))
         assert rebuilt == state

@@ -8,6 +8,7 @@ import pytest
 from bots.random import RandomBot
 from bots.registry import get_bot
 from bots.rules import RuleBot
+from games.catalogue import builtin_bots
 from games.engine import (
     CARD_CODES,
     EAST,
@@ -56,7 +57,7 @@ def _play_game(bots: list, seed: int) -> GameState:
 def test_it_is_registered_as_rules():
     bot = get_bot("rules")
     assert isinstance(bot, RuleBot)
-    assert bot.label == "Rule-based"
+    assert builtin_bots()["rules"].label == "Rule-based"
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -6,7 +6,7 @@ import pytest
 
 from bots.runner import play_bot_turns
 from games import service
-from games.engine import Action, GameState
+from games.engine import Action, GameState, IllegalReason
 from games.models import Action as ActionRow
 from games.models import Game
 from tests.table_helpers import actor, make_players, make_table, start
@@ -107,8 +107,10 @@ def test_every_refused_move_changes_nothing(four):
     not_held = next(c for c in range(36) if not held >> c & 1)
     refused("not_your_turn", service.submit, game.pk, other, Action.card(0), actor=actor(four[other]), expected_seq=1)
     refused("not_your_seat", service.submit, game.pk, seat, Action.card(0), actor=actor(four[other]), expected_seq=1)
-    refused("illegal", service.submit, game.pk, seat, Action.card(not_held), actor=actor(mover), expected_seq=1)
-    refused("illegal", service.submit, game.pk, seat, Action.trump(1), actor=actor(mover), expected_seq=1)
+    gone = refused("illegal", service.submit, game.pk, seat, Action.card(not_held), actor=actor(mover), expected_seq=1)
+    assert (gone.seat, gone.card, gone.reason) == (seat, not_held, IllegalReason.ABSENT)
+    declared = refused("illegal", service.submit, game.pk, seat, Action.trump(1), actor=actor(mover), expected_seq=1)
+    assert (declared.seat, declared.card, declared.reason) == (seat, None, IllegalReason.TRUMP_DECLARED)
     legal = state.current.legal_cards()[0]
     refused("stale", service.submit, game.pk, seat, Action.card(legal), actor=actor(mover), expected_seq=0)
     refused(

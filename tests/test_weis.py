@@ -33,7 +33,7 @@ from games.engine import (
     weis_points,
 )
 from games.engine.weis import rank_key, scoring_team
-from tests.engine_helpers import hands_from_codes
+from tests.engine_helpers import hands_from_codes, held_weis
 
 # Literal deals, hands North, East, South, West. Dealer East: North leads, play goes N, W, S, E.
 BASIC = hands_from_codes(
@@ -211,7 +211,7 @@ def test_a_weis_declared_twice_is_refused():
 
 def test_weis_are_declared_in_the_first_trick_only():
     state = declare_and_finish_trick(started(BASIC, HEARTS), {}, keep="HA HK HQ HJ")
-    (held,) = state.held_weis(state.player)  # every hand of BASIC holds one
+    (held,) = held_weis(state, state.player)  # every hand of BASIC holds one
     assert state.announcements() == []
     with pytest.raises(IllegalActionError, match="first trick only"):
         state.apply(Action.weis(held))

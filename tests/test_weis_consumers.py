@@ -10,6 +10,7 @@ from asgiref.sync import sync_to_async
 
 from games.engine import CARD_CODES, GameState, codes_of, weis_cards
 from games.models import Game
+from tests.engine_helpers import held_weis
 from tests.table_helpers import make_players, make_table
 from tests.test_consumers import _snapshot, card_strings, ground_truth
 from tests.ws_helpers import Client
@@ -80,7 +81,7 @@ async def test_people_declare_and_announce_over_the_socket_and_no_frame_leaks_a_
     final = await sync_to_async(ground_truth)(game_id, game.action_count)
     assert game.status == Game.FINISHED and final.config.weis
     people = [d for rnd in final.rounds for s in (0, 2) for d in rnd.declared[s]]
-    assert len(people) == sum(len(rnd.held_weis(s)) for rnd in final.rounds for s in (0, 2))
+    assert len(people) == sum(len(held_weis(rnd, s)) for rnd in final.rounds for s in (0, 2))
     weis_cards_seen = 0
     for client, seat in ((north, 0), (south, 2), (spectator, None)):
         for frame in client.frames:

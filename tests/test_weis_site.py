@@ -38,6 +38,7 @@ from games.records import ROUND_LOGS_NOTE, RecordError, game_record, import_reco
 from games.replay import replay_data
 from games.service import forget_cached_states, load_state
 from tests.bot_servers.counting import CountingBots
+from tests.engine_helpers import held_weis
 from tests.table_helpers import actor, make_players, make_table, start
 
 pytestmark = pytest.mark.django_db
@@ -101,7 +102,7 @@ def test_playgame_with_weis_plays_a_weis_table_where_bots_declare_and_announce(w
     assert state.scores == tuple(game.points)
     for rnd, points in zip(state.rounds, state.round_scores(), strict=True):
         # Every bot declared every Weis it was dealt.
-        assert [tuple(sorted(d)) for d in rnd.declared] == [tuple(sorted(rnd.held_weis(s))) for s in range(4)]
+        assert [tuple(sorted(d)) for d in rnd.declared] == [tuple(sorted(held_weis(rnd, s))) for s in range(4)]
         base = 257 if rnd.is_match else 157
         assert sum(points) == base + sum(rnd.weis_points()) + sum(rnd.stoeck_points())
     assert record["weis"] is True and len(record["weis_rounds"]) == 4
@@ -261,7 +262,7 @@ def test_hslu_bots_get_only_v02_messages_at_a_weis_table_and_the_server_declares
     assert violations == []
     state = load_state(game)
     declared = sum(len(d) for rnd in state.rounds for d in rnd.declared)
-    held = sum(len(rnd.held_weis(s)) for rnd in state.rounds for s in range(4))
+    held = sum(len(held_weis(rnd, s)) for rnd in state.rounds for s in range(4))
     assert declared == held > 0  # every Weis of every bot declared for it
     weis = game.actions.filter(kind="weis").count()
     stoeck = game.actions.filter(kind="stoeck").count()

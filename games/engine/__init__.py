@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .cards import *  # noqa: F403 - card, seat and trump constants are the vocabulary
 from .cards import __all__ as _cards_all
-from .errors import IllegalActionError, InvalidActionError, InvalidConfigError, JassError
+from .errors import CARD_REFUSALS, IllegalActionError, IllegalReason, InvalidActionError, InvalidConfigError, JassError
 from .fair import check_schedule, random_schedule, repeat_hands
 from .game import FAIR, STANDARD, Deal, GameConfig, GamePlan, GameState
 from .round import PUSH_CODE, TRUMP_ACTION_OFFSET, Action, Observation, RoundState, Trick
@@ -49,7 +49,9 @@ __all__ = [
     "GameConfig",
     "GamePlan",
     "GameState",
+    "CARD_REFUSALS",
     "IllegalActionError",
+    "IllegalReason",
     "InvalidActionError",
     "InvalidConfigError",
     "JassError",

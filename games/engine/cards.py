@@ -21,6 +21,7 @@ __all__ = [
     "C10",
     "CA",
     "CARD_CODES",
+    "CARD_IDS",
     "CJ",
     "CK",
     "CLUBS",
@@ -126,7 +127,7 @@ HA, HK, HQ, HJ, H10, H9, H8, H7, H6 = range(9, 18)
 SA, SK, SQ, SJ, S10, S9, S8, S7, S6 = range(18, 27)
 CA, CK, CQ, CJ, C10, C9, C8, C7, C6 = range(27, 36)
 CARD_CODES = tuple(suit + rank for suit in SUIT_LETTERS for rank in RANK_NAMES)
-_CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}
+CARD_IDS = {code: card for card, code in enumerate(CARD_CODES)}  # HSLU code -> card id
 
 # Seats; play goes counter-clockwise, North -> West -> South -> East.
 NORTH, EAST, SOUTH, WEST = 0, 1, 2, 3
@@ -177,7 +178,7 @@ def card_code(card: int) -> str:
 def card_from_code(code: str) -> int:
     """Return the card id of an HSLU code such as ``"C10"``."""
     try:
-        return _CARD_IDS[code]
+        return CARD_IDS[code]
     except (KeyError, TypeError):
         raise InvalidActionError(f"unknown card code: {code!r}") from None
 

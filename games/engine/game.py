@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import SEAT_NAMES, TRUMPS, next_seat, team_of
-from .errors import IllegalActionError, InvalidActionError, InvalidConfigError
+from .errors import IllegalActionError, IllegalReason, InvalidActionError, InvalidConfigError
 from .fair import (
     IDENTITY,
     SUIT_PERMUTATIONS,
@@ -227,7 +227,11 @@ class GameState:
     def apply(self, seat: int, action: Action) -> GameState:
         """Return the game after ``seat`` takes ``action``; raise ``IllegalActionError`` if not allowed."""
         if self.over:
-            raise IllegalActionError(f"illegal {action!r} by {_seat_name(seat)}: the game is over")
+            raise IllegalActionError(
+                f"illegal {action!r} by {_seat_name(seat)}: the game is over",
+                reason=IllegalReason.GAME_OVER,
+                seat=seat if seat in range(4) else None,
+            )
         before = self.current
         after = before.apply(action, seat)
         return self._advance(before, after)

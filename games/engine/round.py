@@ -29,7 +29,7 @@ from .cards import (
     partner_of,
     team_of,
 )
-from .errors import IllegalActionError, InvalidActionError
+from .errors import IllegalActionError, IllegalReason, InvalidActionError
 from .rules import (
     CARD_POINTS,
     LAST_TRICK_BONUS,
@@ -37,6 +37,7 @@ from .rules import (
     WIN_RANK,
     illegal_card_reason,
     legal_mask_after,
+    refusal,
     winning_card,
 )
 from .weis import (
@@ -351,10 +352,6 @@ class RoundState(NamedTuple):
             actions.append((self.stoeck, Action.stoeck(self._stoeck_pending())))
         return actions
 
-    def seat_of_action(self, index: int) -> int:
-        """Return the seat that took the ``index``-th action of ``actions()``."""
-        return self.seated_actions()[index][0]
-
     def stoeck_card(self) -> int:
         """The card Stöck were announced with (played, or still to be played), or -1."""
         if self.stoeck < 0:
@@ -425,10 +422,6 @@ class RoundState(NamedTuple):
             lambda: self.starting_hands()[player],
         )
 
-    def held_weis(self, seat: int) -> tuple[int, ...]:
-        """Every Weis ``seat`` was dealt (declared or not)."""
-        return hand_weis(self.starting_hands()[seat])
-
     # -- checked actions ----------------------------------------------------
 
     def apply(self, action: Action, seat: int | None = None) -> RoundState:
@@ -439,55 +432,86 @@ class RoundState(NamedTuple):
         if not isinstance(action, Action):
             raise InvalidActionError(f"not an action: {action!r}")
         if self.player < 0:
-            raise IllegalActionError(f"illegal {action!r}: the round is over in {self.describe()}")
+            raise IllegalActionError(
+                f"illegal {action!r}: the round is over in {self.describe()}",
+                reason=IllegalReason.ROUND_OVER,
+                state=self,
+            )
         if seat is not None:
             if type(seat) is not int or not 0 <= seat < 4:
                 raise InvalidActionError(f"not a seat (0-3): {seat!r}")
             if seat != self.player:
-                raise IllegalActionError(
-                    f"illegal {action!r}: it is {SEAT_NAMES[self.player]}'s turn, not {SEAT_NAMES[seat]}'s,"
-                    f" in {self.describe()}"
+                raise self._refused(
+                    action,
+                    f"it is {SEAT_NAMES[self.player]}'s turn, not {SEAT_NAMES[seat]}'s, in {self.describe()}",
+                    IllegalReason.NOT_YOUR_TURN,
+                    seat,
                 )
         if self.trump < 0:
             if action.kind != Action.TRUMP:
-                raise IllegalActionError(f"illegal {action!r}: a trump must be declared first in {self.describe()}")
+                raise self._refused(
+                    action, f"a trump must be declared first in {self.describe()}", IllegalReason.TRUMP_FIRST
+                )
             if action.value == PUSH and self.forehand != -1:
-                raise IllegalActionError(
-                    f"illegal {action!r}: only forehand may push, and only once, in {self.describe()}"
+                raise self._refused(
+                    action, f"only forehand may push, and only once, in {self.describe()}", IllegalReason.PUSH
                 )
             return self.choose_trump_unchecked(action.value)
         if action.is_announcement:
             self._check_announcement(action)
             return self.announce_unchecked(action)
         if action.kind != Action.CARD:
-            raise IllegalActionError(f"illegal {action!r}: the trump is already declared in {self.describe()}")
+            raise self._refused(
+                action, f"the trump is already declared in {self.describe()}", IllegalReason.TRUMP_DECLARED
+            )
         card = action.value
         if not self.legal_mask() >> card & 1:
-            reason = illegal_card_reason(self.hands[self.player], self.trick, self.trump, card)
+            why = illegal_card_reason(self.hands[self.player], self.trick, self.trump, card)
             raise IllegalActionError(
-                f"illegal {action!r} by {SEAT_NAMES[self.player]}: {reason} in {self.describe(self.player)}"
+                f"illegal {action!r} by {SEAT_NAMES[self.player]}: {why} in {self.describe(self.player)}",
+                reason=IllegalReason(refusal(self.hands[self.player], self.trick, self.trump, card)[0]),
+                seat=self.player,
+                card=card,
+                why=why,
+                state=self,
             )
         return self.play_unchecked(card)
+
+    def _refused(
+        self, action: Action, message: str, reason: IllegalReason, seat: int | None = None
+    ) -> IllegalActionError:
+        """``illegal <action>: <message>``, with its reason and seat (the player to move unless given)."""
+        who = self.player if seat is None else seat
+        return IllegalActionError(f"illegal {action!r}: {message}", reason=reason, seat=who, state=self)
 
     def _check_announcement(self, action: Action) -> None:
         """Raise ``IllegalActionError`` unless the player to move may announce this Weis or Stöck now."""
         who = SEAT_NAMES[self.player]
+
         if self.declared is None:
-            raise IllegalActionError(f"illegal {action!r}: this table plays without Weis and Stöck")
+            raise self._refused(action, "this table plays without Weis and Stöck", IllegalReason.NO_WEIS)
         if action.kind == Action.WEIS:
             if self.tricks:
-                raise IllegalActionError(f"illegal {action!r}: Weis are declared in the first trick only")
+                raise self._refused(
+                    action, "Weis are declared in the first trick only", IllegalReason.WEIS_AFTER_FIRST_TRICK
+                )
             if action.value in self.declared[self.player]:
-                raise IllegalActionError(f"illegal {action!r}: {who} already declared {weis_name(action.value)}")
+                raise self._refused(
+                    action, f"{who} already declared {weis_name(action.value)}", IllegalReason.WEIS_DECLARED
+                )
             if action.value not in hand_weis(self.hands[self.player]):
-                raise IllegalActionError(
-                    f"illegal {action!r}: {who} does not hold {weis_name(action.value)} in {self.describe(self.player)}"
+                raise self._refused(
+                    action,
+                    f"{who} does not hold {weis_name(action.value)} in {self.describe(self.player)}",
+                    IllegalReason.WEIS_NOT_HELD,
                 )
             return
         if Action.stoeck(action.value) not in self.announcements():
-            raise IllegalActionError(
-                f"illegal {action!r}: Stöck are announced by the holder of King and Queen of trump as the"
-                f" second of them is played, in {self.describe(self.player)}"
+            raise self._refused(
+                action,
+                "Stöck are announced by the holder of King and Queen of trump as the"
+                f" second of them is played, in {self.describe(self.player)}",
+                IllegalReason.STOECK,
             )
 
     def play(self, card: int | str, seat: int | None = None) -> RoundState:
@@ -507,14 +531,6 @@ class RoundState(NamedTuple):
         if action.is_announcement:
             return self.announce_unchecked(action)
         return self.choose_trump_unchecked(action.value)
-
-    def apply_code_unchecked(self, code: int) -> RoundState:
-        """Apply a compact action code known to be legal (fast path: no validation)."""
-        if code < TRUMP_ACTION_OFFSET:
-            return self.play_unchecked(code)
-        if code > PUSH_CODE:
-            return self.announce_unchecked(Action.from_code(code))
-        return self.choose_trump_unchecked(PUSH if code == PUSH_CODE else code - TRUMP_ACTION_OFFSET)
 
     def announce_unchecked(self, action: Action) -> RoundState:
         """Record a Weis or Stöck of the player to move without validation; the turn stays."""

@@ -23,11 +23,9 @@ from .cards import (
     KING,
     NINE,
     QUEEN,
-    SEAT_NAMES,
     SUIT_MASKS,
     TEN,
     UNE_UFE,
-    iter_cards,
     next_seat,
     team_of,
 )
@@ -56,10 +54,6 @@ QUARTET_NAMES = {
 }
 QUARTET_BASE = 1000
 _RANK_BITS = tuple(sum(1 << (suit * 9 + rank) for suit in range(4)) for rank in range(9))
-
-
-def is_run(code: int) -> bool:
-    return code < QUARTET_BASE
 
 
 def _check_code(code: object) -> int:
@@ -175,20 +169,9 @@ def stoeck_cards(trump: int) -> int:
     return (1 << (9 * trump + KING)) | (1 << (9 * trump + QUEEN))
 
 
-def describe_declared(declared: Iterable[Iterable[int]]) -> str:
-    """The declared Weis of four seats, for messages."""
-    parts = [f"{SEAT_NAMES[s]}: {', '.join(weis_name(c) for c in codes)}" for s, codes in enumerate(declared) if codes]
-    return "; ".join(parts) or "none"
-
-
 def cards_of_weis(codes: Iterable[int]) -> int:
     """The union of the cards of several Weis (a mask)."""
     mask = 0
     for code in codes:
         mask |= weis_cards(code)
     return mask
-
-
-def card_list(code: int) -> list[int]:
-    """The cards of a Weis as ids, highest first."""
-    return list(iter_cards(weis_cards(code)))

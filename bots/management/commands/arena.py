@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bots.registry import BUILTIN_BOTS
-from games.arena import ArenaGame, GameOutcome, Summary, is_url, p95, play_game, schedule, wilson
+from bots.arena import ArenaGame, GameOutcome, Summary, is_url, p95, play_game, schedule, wilson
+from bots.registry import IMPLEMENTATIONS
 from games.engine import FAIR, STANDARD, InvalidConfigError
 
 
@@ -53,9 +53,9 @@ class Command(BaseCommand):
         if len(teams) != 2:
             raise CommandError(f"give exactly two --team options, got {len(teams)}")
         for team in teams:
-            if not is_url(team) and team not in BUILTIN_BOTS:
+            if not is_url(team) and team not in IMPLEMENTATIONS:
                 raise CommandError(
-                    f"unknown team {team!r}; give a built-in bot ({', '.join(sorted(BUILTIN_BOTS))}) or a bot URL"
+                    f"unknown team {team!r}; give a built-in bot ({', '.join(sorted(IMPLEMENTATIONS))}) or a bot URL"
                 )
         if options["games"] < 1 or options["workers"] < 1:
             raise CommandError("--games and --workers must be at least 1")
@@ -109,7 +109,7 @@ class Command(BaseCommand):
     ) -> None:
         summary.add(outcome)
         if options["store"]:
-            from games.arena_store import store_outcome
+            from bots.arena_store import store_outcome
 
             store_outcome(outcome, game, rated=options["rated"])
         self._progress(summary, total, started)

@@ -6,8 +6,9 @@ from typing import Any
 
 from django.db import transaction
 
+from bots.arena import ArenaGame, GameOutcome, is_url
 from games import stats
-from games.arena import ArenaGame, GameOutcome, is_url
+from games.catalogue import SeatKind
 from games.engine import FAIR, Action, GamePlan, GameState
 from games.hslu import encode_round
 from games.models import Action as ActionRow
@@ -25,9 +26,9 @@ def outcome_record(outcome: GameOutcome, game: ArenaGame) -> dict[str, Any]:
         spec = game.team_a if position % 2 == game.a_side else game.team_b
         entry: dict[str, Any] = {"position": position, "name": spec[:60]}
         if is_url(spec):
-            entry |= {"kind": "remote", "bot": None, "url": spec, "dialect": game.dialect}
+            entry |= {"kind": SeatKind.REMOTE, "bot": None, "url": spec, "dialect": game.dialect}
         else:
-            entry |= {"kind": "bot", "bot": spec}
+            entry |= {"kind": SeatKind.BOT, "bot": spec}
         seats.append(entry)
     record: dict[str, Any] = {"mode": config.mode, "seed": config.seed}
     if config.mode == FAIR:

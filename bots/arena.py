@@ -62,14 +62,6 @@ class GameOutcome:
     faults: list[dict] = field(default_factory=list)  # remote bots: seat, round, trick, move, kind, detail
 
     @property
-    def a_points(self) -> int:
-        return self.points[self.a_side]
-
-    @property
-    def b_points(self) -> int:
-        return self.points[1 - self.a_side]
-
-    @property
     def a_result(self) -> str:
         if self.winner is None:
             return "draw"

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bots.registry import BUILTIN_BOTS
-from bots.remote import AUTO, DIALECTS
+from bots.registry import IMPLEMENTATIONS
 from bots.runner import play_bot_turns
 from games import service
+from games.catalogue import DIALECTS, Dialect
 from games.engine import FAIR, STANDARD
 from games.models import Game
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
             "--seat",
             action="append",
             required=True,
-            help=f"a built-in bot ({', '.join(BUILTIN_BOTS)}) or an HSLU bot URL; four times (N, E, S, W)",
+            help=f"a built-in bot ({', '.join(IMPLEMENTATIONS)}) or an HSLU bot URL; four times (N, E, S, W)",
         )
         parser.add_argument("--mode", choices=[STANDARD, FAIR], default=STANDARD)
         parser.add_argument("--target", type=int, default=1000, help="standard mode: points to win")
@@ -32,7 +32,10 @@ class Command(BaseCommand):
         parser.add_argument("--weis", action="store_true", help="play with Weis and Stöck (docs/rules.md)")
         parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
         parser.add_argument(
-            "--dialect", choices=DIALECTS, default=AUTO, help="HSLU bots' paths: spec, jass-kit or auto (default)"
+            "--dialect",
+            choices=DIALECTS,
+            default=Dialect.AUTO,
+            help="HSLU bots' paths: spec, jass-kit or auto (default)",
         )
         parser.add_argument("--timeout", type=int, default=5, help="HSLU bots: seconds per answer (1-30)")
 
@@ -41,9 +44,9 @@ class Command(BaseCommand):
         if len(seats) != 4:
             raise CommandError(f"give exactly four --seat options (North, East, South, West), got {len(seats)}")
         for seat in seats:
-            if seat not in BUILTIN_BOTS and not seat.startswith(("http://", "https://")):
+            if seat not in IMPLEMENTATIONS and not seat.startswith(("http://", "https://")):
                 raise CommandError(
-                    f"unknown seat {seat!r}; give a built-in bot ({', '.join(sorted(BUILTIN_BOTS))}) or a bot URL"
+                    f"unknown seat {seat!r}; give a built-in bot ({', '.join(sorted(IMPLEMENTATIONS))}) or a bot URL"
                 )
         try:
             table = service.create_table(
@@ -58,7 +61,7 @@ class Command(BaseCommand):
                 bot_timeout_s=options["timeout"],
             )
             for position, seat in enumerate(seats):
-                if seat in BUILTIN_BOTS:
+                if seat in IMPLEMENTATIONS:
                     service.set_bot(table.pk, position, seat, service.SYSTEM)
                 else:
                     service.set_remote_bot(table.pk, position, seat, "", options["dialect"], service.SYSTEM)

@@ -1,0 +1,184 @@
+"""Who can sit at a table, as plain data: seat kinds, built-in bot names, HSLU dialects, bot URLs.
+
+A pure module (no Django, no I/O) that the service, the consumers, the records and
+the pages read, so that ``games`` never imports ``bots``. The ``bots`` app fills in
+what only it knows when Django starts (``BotsConfig.ready``): the built-in bots it
+implements (``register_builtin_bot``) and the code that drives, probes and guards
+bots (``games.bothooks``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum, nonmember
+from urllib.parse import urlsplit, urlunsplit
+
+
+class SeatKind(StrEnum):
+    """Who plays a seat: a person, a built-in bot, an HSLU bot by URL, or nobody (the stored and sent values)."""
+
+    do_not_call_in_templates = nonmember(True)  # templates compare ``s.kind == SeatKind.EMPTY``
+
+    HUMAN = "human"
+    BOT = "bot"
+    REMOTE = "remote"
+    EMPTY = "empty"
+
+
+BOT_KINDS = (SeatKind.BOT, SeatKind.REMOTE)  # the seats the bot driver plays
+
+
+class Dialect(StrEnum):
+    """An HSLU bot's paths: the spec's ``/select_trump``…, jass-kit's ``/action_trump``…, or try both."""
+
+    AUTO = "auto"
+    SPEC = "spec"
+    JASS_KIT = "jass-kit"
+
+
+DIALECTS = tuple(Dialect)
+DEFAULT_TIMEOUT = 5.0  # seconds an HSLU bot has to answer, unless the table says otherwise
+MAX_TIMEOUT = 30.0
+MAX_URL_LENGTH = 300
+
+
+class FaultKind(StrEnum):
+    """What went wrong with an HSLU bot's answer (stored with the game and shown in the replay)."""
+
+    # before a usable HTTP answer
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    REDIRECT = "redirect"
+    TOO_LARGE = "too_large"
+    HTTP_STATUS = "http_status"
+    BAD_URL = "bad_url"
+    PRIVATE_ADDRESS = "private_address"
+    # the reply (games.hslu)
+    NOT_JSON = "not_json"
+    NOT_OBJECT = "not_object"
+    MISSING_FIELD = "missing_field"
+    WRONG_TYPE = "wrong_type"
+    BAD_TRUMP = "bad_trump"
+    UNKNOWN_CARD = "unknown_card"
+    # the move
+    SECOND_PUSH = "second_push"
+    CARD_NOT_IN_HAND = "card_not_in_hand"
+    ILLEGAL_CARD = "illegal_card"
+    GAME_INFO = "game_info"
+
+
+FAULT_WORDS = {
+    FaultKind.TIMEOUT: "No answer in time",
+    FaultKind.CONNECTION: "Could not connect",
+    FaultKind.HTTP_STATUS: "HTTP error",
+    FaultKind.NOT_JSON: "Reply is not JSON",
+    FaultKind.NOT_OBJECT: "Reply is not a JSON object",
+    FaultKind.MISSING_FIELD: "Field missing in the reply",
+    FaultKind.WRONG_TYPE: "Field of the wrong type",
+    FaultKind.BAD_TRUMP: "Not a valid trump",
+    FaultKind.UNKNOWN_CARD: "Unknown card",
+    FaultKind.CARD_NOT_IN_HAND: "Card not in its hand",
+    FaultKind.ILLEGAL_CARD: "Card against the rules",
+    FaultKind.SECOND_PUSH: "Push not allowed",
+    FaultKind.TOO_LARGE: "Reply too large",
+    FaultKind.REDIRECT: "Redirect not followed",
+    FaultKind.GAME_INFO: "Round report (game_info) failed",
+}  # static/js/faults.js has the same words for the table page (tests/test_layers.py keeps them equal)
+
+
+# -- built-in bots ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltinBot:
+    """A built-in bot as the pages and the service know it; ``bots`` registers each one it implements."""
+
+    name: str  # the key stored with a seat, e.g. "rules"
+    label: str  # shown in the UI, e.g. "Rule-based"
+    description: str = ""
+
+
+_BUILTIN_BOTS: dict[str, BuiltinBot] = {}
+
+
+def register_builtin_bot(bot: BuiltinBot) -> None:
+    """Make a built-in bot known to the service and the pages (called by ``bots`` when Django starts)."""
+    _BUILTIN_BOTS[bot.name] = bot
+
+
+def builtin_bots() -> Mapping[str, BuiltinBot]:
+    """The registered built-in bots by name, in registration order (weakest first)."""
+    return _BUILTIN_BOTS
+
+
+def bot_choices() -> list[dict[str, str]]:
+    """The built-in bots as plain data for pages and views: name, label, description."""
+    return [{"name": b.name, "label": b.label, "description": b.description} for b in _BUILTIN_BOTS.values()]
+
+
+def known_bots() -> str:
+    """``built-in bots: mcts-fast, mcts-strong, random, rules`` (for error messages)."""
+    return f"built-in bots: {', '.join(sorted(_BUILTIN_BOTS))}"
+
+
+# -- bot URLs --------------------------------------------------------------------------
+
+
+class BotUrlError(ValueError):
+    """A bot URL that may not be used; the message says why (shown to the user as is)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = FaultKind(kind)
+
+
+def check_bot_url(url: str) -> str:
+    """Return the normalised bot URL (no trailing slash) or raise ``BotUrlError`` saying why not.
+
+    The form only; ``bots.remote.guarded_address`` checks the address it resolves to.
+    """
+    if not isinstance(url, str) or not url.strip():
+        raise BotUrlError(FaultKind.BAD_URL, "enter the bot's URL, e.g. http://bots.example.org:5001/mybot")
+    url = url.strip()
+    if len(url) > MAX_URL_LENGTH:
+        raise BotUrlError(FaultKind.BAD_URL, f"a bot URL has at most {MAX_URL_LENGTH} characters")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise BotUrlError(FaultKind.BAD_URL, f"a bot URL starts with http:// or https://, not {url[:40]!r}")
+    if not parts.hostname:
+        raise BotUrlError(FaultKind.BAD_URL, f"the bot URL has no host name: {url[:60]!r}")
+    check_host_name(parts.hostname)
+    if parts.username or parts.password:
+        raise BotUrlError(FaultKind.BAD_URL, "a bot URL may not carry a user name or password")
+    if parts.query or parts.fragment:
+        raise BotUrlError(FaultKind.BAD_URL, "a bot URL has no ?query or #fragment: the paths are appended to it")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise BotUrlError(FaultKind.BAD_URL, f"the bot URL has an invalid port: {url[:60]!r}") from None
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+
+
+def check_host_name(host: str) -> None:
+    """Refuse a host that is neither an IP address nor a name DNS can carry (IDNA), before any lookup."""
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise bad_host_name(host) from None
+    labels = ascii_host.removesuffix(".").split(".")  # a trailing dot (a rooted name) is fine
+    if not all(label and set(label) <= _LABEL_CHARS for label in labels):
+        raise bad_host_name(host)
+
+
+def bad_host_name(host: str) -> BotUrlError:
+    return BotUrlError(FaultKind.BAD_URL, f"the bot URL's host is not a valid domain name: {host[:60]!r}")
+
+
+_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")

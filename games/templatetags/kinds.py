@@ -1,0 +1,15 @@
+"""``{{ kind|fault_words }}``: a remote bot's fault kind in words (games.catalogue.FAULT_WORDS)."""
+
+from __future__ import annotations
+
+from django import template
+
+from games.catalogue import FAULT_WORDS
+
+register = template.Library()
+
+
+@register.filter
+def fault_words(kind: str) -> str:
+    """ "timeout" -> "No answer in time"; an unknown kind is shown as it comes."""
+    return FAULT_WORDS.get(kind, kind)
