@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from bots.registry import bot_choices
@@ -44,6 +44,19 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+# The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
+BOT_LABELS = {
+    "Random": pgettext_lazy("bot", "Random"),
+    "Rule-based": pgettext_lazy("bot", "Rule-based"),
+    "MCTS (fast)": pgettext_lazy("bot", "MCTS (fast)"),
+    "MCTS (strong)": pgettext_lazy("bot", "MCTS (strong)"),
+}
+
+
+def _bot_choices() -> list[dict[str, str]]:
+    return [{**bot, "label": str(BOT_LABELS.get(bot["label"], bot["label"]))} for bot in bot_choices()]
+
+
 def lobby(request: HttpRequest) -> HttpResponse:
     """Open tables, the form to create one, and who you are."""
     return render(
@@ -52,7 +65,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         {
             "player": player_for_request(request),
             "tables": snapshot.lobby_tables(player_for_request(request)),
-            "bots": bot_choices(),
+            "bots": _bot_choices(),
             "seat_names": [service.seat_name(position) for position in range(4)],
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
             "default_clock": _default_clock(),
