@@ -592,7 +592,10 @@ def submit(
             raise ServiceError("game_over", f"game {game_id} is {game.status}")
         if expected_seq is not None and expected_seq != game.action_count:
             raise ServiceError(
-                "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
+                "stale",
+                gettext("the game has moved on: this move was for event {expected}, it is at {current}").format(
+                    expected=expected_seq, current=game.action_count
+                ),
             )
         seats = fastpath.read_seats(game_id)
         game_seat = seats[seat]
@@ -671,7 +674,10 @@ def submit_moves(
         raise ServiceError("no_game", gettext("there is no game {number}").format(number=game_id))
     if expected_seq is not None and expected_seq != game.action_count:
         raise ServiceError(
-            "stale", f"the game has moved on: this move was for event {expected_seq}, it is at {game.action_count}"
+            "stale",
+            gettext("the game has moved on: this move was for event {expected}, it is at {current}").format(
+                expected=expected_seq, current=game.action_count
+            ),
         )
     trial = states.load(game)
     for action in actions:
