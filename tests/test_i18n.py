@@ -22,6 +22,7 @@ from django.utils import formats, translation
 
 from games.consumers import scope_language
 from games.decks import DECKS, FRENCH, SWISS
+from games.templatetags.stats_format import decimal, percent, signed
 from tests.i18n_helpers import LANGUAGES, PLACEHOLDER, messages, po_path, read_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,3 +207,12 @@ def test_dates_and_numbers_follow_the_language():
     assert shown["de"] == ("24.11.2026 17:05", "1234,5")
     assert shown["fr"][0].startswith("24/11/2026") and shown["fr"][1] == "1234,5"
     assert shown["it"][0].startswith("24/11/2026") and shown["it"][1] == "1234,5"
+
+
+def test_the_statistics_numbers_use_the_languages_decimal_separator():
+    shown = {}
+    for language in ("en", "de", "fr", "it"):
+        with translation.override(language):
+            shown[language] = (decimal(12.345), signed(-4.0), percent(0.5234, 1))
+    assert shown["en"] == ("12.3", "\u22124.0", "52.3%")
+    assert shown["de"] == shown["fr"] == shown["it"] == ("12,3", "\u22124,0", "52,3%")
