@@ -43,6 +43,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_flag("JASSWEB_HSTS_INCLUDE_SUBDOMAINS", Fa
 SECURE_HSTS_PRELOAD = _env_flag("JASSWEB_HSTS_PRELOAD", False)
 SESSION_COOKIE_SECURE = _env_flag("JASSWEB_SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE  # the header switch's choice (set_language)
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 # Behind a reverse proxy that terminates TLS (deploy/nginx/jassweb.conf): trust its X-Forwarded-Proto
 # and X-Forwarded-Host. Only behind such a proxy: a client reaching daphne directly could forge them.
 if _env_flag("JASSWEB_BEHIND_PROXY", False):
