@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
-from bots.registry import bot_choices
+from bots.registry import BUILTIN_BOTS, bot_choices
 from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
@@ -55,6 +55,14 @@ BOT_LABELS = {
 
 def _bot_choices() -> list[dict[str, str]]:
     return [{**bot, "label": str(BOT_LABELS.get(bot["label"], bot["label"]))} for bot in bot_choices()]
+
+
+def _local_bot_label(name: str) -> str:
+    """A built-in bot as a page names it: "Rule-based bot" / "Bot Regelbasiert"; any other name as it is."""
+    bot = BUILTIN_BOTS.get(name)
+    if bot is None:
+        return name
+    return gettext("{label} bot").format(label=BOT_LABELS.get(bot.label, bot.label))
 
 
 def lobby(request: HttpRequest) -> HttpResponse:
@@ -307,7 +315,7 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "pairs": pairs,
             "pair_side": "you" if mine is not None else "North & South",
             "pair_label": gettext("you") if mine is not None else gettext("North & South"),
-            "standin_label": snapshot.bot_label(game.standin_bot),
+            "standin_label": _local_bot_label(game.standin_bot),
             "rating_changes": profiles.rating_changes(game),
             "weis_rounds": snapshot.weis_rounds(view),
         },
