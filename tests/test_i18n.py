@@ -34,6 +34,13 @@ HEADLINES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    """A request leaves its language active in the thread: later tests (same worker) expect English."""
+    yield
+    translation.deactivate()
+
+
 def html_language(page: str) -> str:
     return re.search(r'<html lang="([^"]+)"', page).group(1)
 
