@@ -65,6 +65,13 @@ def _local_bot_label(name: str) -> str:
     return gettext("{label} bot").format(label=BOT_LABELS.get(bot.label, bot.label))
 
 
+def _with_seat_labels(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lobby's tables with each seat's name in the page's language (``label``) for the seat buttons."""
+    return [
+        {**t, "seats": [{**seat, "label": service.seat_name(seat["position"])} for seat in t["seats"]]} for t in tables
+    ]
+
+
 def lobby(request: HttpRequest) -> HttpResponse:
     """Open tables, the form to create one, and who you are."""
     return render(
@@ -72,7 +79,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "lobby.html",
         {
             "player": player_for_request(request),
-            "tables": snapshot.lobby_tables(player_for_request(request)),
+            "tables": _with_seat_labels(snapshot.lobby_tables(player_for_request(request))),
             "bots": _bot_choices(),
             "seat_names": [service.seat_name(position) for position in range(4)],
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
