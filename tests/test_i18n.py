@@ -223,3 +223,22 @@ def test_the_statistics_numbers_use_the_languages_decimal_separator():
             shown[language] = (decimal(12.345), signed(-4.0), percent(0.5234, 1))
     assert shown["en"] == ("12.3", "\u22124.0", "52.3%")
     assert shown["de"] == shown["fr"] == shown["it"] == ("12,3", "\u22124,0", "52,3%")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["de", "fr", "it"])
+def test_every_page_renders_in_every_language_with_either_deck(language):
+    client = Client()
+    client.post("/guest/", {"nickname": "Vreni", "next": "/"})
+    table = client.post("/tables/new/", {"name": "Stammtisch", "mode": "fair", "round_count": "4"})["Location"]
+    pages = ["/", table, "/rules/", "/games/", "/games/mine/", "/stats/", "/ratings/", "/settings/", "/games/import/"]
+    for deck in ("french", "swiss"):
+        client.post("/settings/deck/", {"deck": deck, "next": "/"})
+        for path in [*pages, "/accounts/login/", "/accounts/signup/"]:
+            response = client.get(path, HTTP_ACCEPT_LANGUAGE=language)
+            assert response.status_code == 200, (path, deck)
+            page = response.content.decode()
+            assert html_language(page) == language, (path, deck)
+            assert "%(" not in page and "{% " not in page, (path, deck)
+    rules = client.get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert "Rosen" in rules and "Schellen" in rules  # the Swiss deck's proper names in every language
