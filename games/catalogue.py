@@ -69,22 +69,27 @@ class FaultKind(StrEnum):
     GAME_INFO = "game_info"
 
 
+def gettext_noop(message: str) -> str:
+    """Mark ``message`` for the translation catalogues (django.po) without Django here; pages translate it."""
+    return message
+
+
 FAULT_WORDS = {
-    FaultKind.TIMEOUT: "No answer in time",
-    FaultKind.CONNECTION: "Could not connect",
-    FaultKind.HTTP_STATUS: "HTTP error",
-    FaultKind.NOT_JSON: "Reply is not JSON",
-    FaultKind.NOT_OBJECT: "Reply is not a JSON object",
-    FaultKind.MISSING_FIELD: "Field missing in the reply",
-    FaultKind.WRONG_TYPE: "Field of the wrong type",
-    FaultKind.BAD_TRUMP: "Not a valid trump",
-    FaultKind.UNKNOWN_CARD: "Unknown card",
-    FaultKind.CARD_NOT_IN_HAND: "Card not in its hand",
-    FaultKind.ILLEGAL_CARD: "Card against the rules",
-    FaultKind.SECOND_PUSH: "Push not allowed",
-    FaultKind.TOO_LARGE: "Reply too large",
-    FaultKind.REDIRECT: "Redirect not followed",
-    FaultKind.GAME_INFO: "Round report (game_info) failed",
+    FaultKind.TIMEOUT: gettext_noop("No answer in time"),
+    FaultKind.CONNECTION: gettext_noop("Could not connect"),
+    FaultKind.HTTP_STATUS: gettext_noop("HTTP error"),
+    FaultKind.NOT_JSON: gettext_noop("Reply is not JSON"),
+    FaultKind.NOT_OBJECT: gettext_noop("Reply is not a JSON object"),
+    FaultKind.MISSING_FIELD: gettext_noop("Field missing in the reply"),
+    FaultKind.WRONG_TYPE: gettext_noop("Field of the wrong type"),
+    FaultKind.BAD_TRUMP: gettext_noop("Not a valid trump"),
+    FaultKind.UNKNOWN_CARD: gettext_noop("Unknown card"),
+    FaultKind.CARD_NOT_IN_HAND: gettext_noop("Card not in its hand"),
+    FaultKind.ILLEGAL_CARD: gettext_noop("Card against the rules"),
+    FaultKind.SECOND_PUSH: gettext_noop("Push not allowed"),
+    FaultKind.TOO_LARGE: gettext_noop("Reply too large"),
+    FaultKind.REDIRECT: gettext_noop("Redirect not followed"),
+    FaultKind.GAME_INFO: gettext_noop("Round report (game_info) failed"),
 }  # static/js/faults.js has the same words for the table page (tests/test_layers.py keeps them equal)
 
 

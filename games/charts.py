@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 WIDTH = 360  # viewBox units; about CSS pixels on a phone
 FONT = 11
@@ -139,7 +140,7 @@ def stacked(rows: Sequence[StackedRow], legend: Sequence[str], label: str) -> Sa
         total = sum(n for _, n in item.parts)
         start = float(label_width)
         if not total:
-            body.append(_text(start, y + 14, "none", css="axis"))
+            body.append(_text(start, y + 14, gettext("none"), css="axis"))
         for name, n in item.parts:
             if not n:
                 continue

@@ -15,12 +15,15 @@ import contextlib
 import json
 import logging
 from dataclasses import asdict
+from types import SimpleNamespace
 from typing import Any
 
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils import translation
+from django.utils.translation import gettext
 
 from games import access, bothooks, limits, service, snapshot, states
 from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
@@ -34,6 +37,19 @@ log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
 MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
+
+
+def scope_language(scope: dict[str, Any]) -> str:
+    """The language of the person behind a socket: the header switch's cookie, else the browser's Accept-Language.
+
+    LocaleMiddleware does this for pages; a socket's refusals are worded in the same language as its page.
+    """
+    headers = dict(scope.get("headers") or ())
+    request = SimpleNamespace(
+        COOKIES=scope.get("cookies") or {},
+        META={"HTTP_ACCEPT_LANGUAGE": headers.get(b"accept-language", b"").decode("latin-1")},
+    )
+    return translation.get_language_from_request(request)  # type: ignore[arg-type]
 
 
 def _int_field(content: dict[str, Any], key: str) -> int:
@@ -124,6 +140,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.language = scope_language(self.scope)
         self.version = -1
         self.public: snapshot.Public | None = None
         self.probe: asyncio.Task[None] | None = None
@@ -164,6 +181,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     # -- incoming -------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Handle a frame in the language of the socket's page: its refusals are worded in it."""
+        with translation.override(getattr(self, "language", None)):
+            await self._receive(text_data)
+
+    async def _receive(self, text_data: str | None) -> None:
         """Parse a frame ourselves so that no malformed frame can break the connection.
 
         A frame that is no JSON object cannot name its request: its error carries no ``id``.
@@ -221,7 +243,9 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
                 self.table_id,
                 content.get("type") if isinstance(content, dict) else None,
             )
-            await self.send_error(ErrorCode.SERVER_ERROR, "something went wrong on our side; nothing was changed", ref)
+            await self.send_error(
+                ErrorCode.SERVER_ERROR, gettext("something went wrong on our side; nothing was changed"), ref
+            )
 
     async def send_error(self, code: str, message: str, ref: str | int | None = None) -> None:
         """The one refusal reply; it echoes the request's ``id`` (``ref``), if it had one."""
@@ -232,7 +256,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     def _actor(self) -> service.Actor:
         if self.player is None:
-            raise ServiceError(ErrorCode.NO_IDENTITY, "choose a nickname or sign in first")
+            raise ServiceError(ErrorCode.NO_IDENTITY, gettext("choose a nickname or sign in first"))
         return service.Actor(player_id=self.player.pk)
 
     async def on_join(self, content: dict[str, Any]) -> None:
@@ -278,9 +302,11 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         if not 0 <= seat <= 3:
             raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
         if not await database_sync_to_async(service.may_manage)(self.table_id, self._actor()):
-            raise ServiceError(ErrorCode.NOT_ALLOWED, "only the table's creator or a seated player can test bots")
+            raise ServiceError(
+                ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can test bots")
+            )
         if self.probe is not None and not self.probe.done():
-            raise ServiceError(ErrorCode.BUSY, "a bot test is still running; wait for its answer")
+            raise ServiceError(ErrorCode.BUSY, gettext("a bot test is still running; wait for its answer"))
         await self._count_bot_call()
         await _guard(url)
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
@@ -331,15 +357,15 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         seq = _int_field(content, "seq")
         if self.player is None:
             raise ServiceError(
-                ErrorCode.NOT_SEATED, "you have no seat here: choose a nickname or sign in, then take a seat"
+                ErrorCode.NOT_SEATED, gettext("you have no seat here: choose a nickname or sign in, then take a seat")
             )
         actor = self._actor()
         meta = self.public.game_meta if self.public else None
         if meta is None:
-            raise ServiceError(ErrorCode.NO_GAME, "no game has been played at this table yet")
+            raise ServiceError(ErrorCode.NO_GAME, gettext("no game has been played at this table yet"))
         seat = next((i for i, p in enumerate(meta["players"]) if p == self.player_id), None)
         if seat is None:
-            raise ServiceError(ErrorCode.NOT_SEATED, "you do not play in this game")
+            raise ServiceError(ErrorCode.NOT_SEATED, gettext("you do not play in this game"))
         if "seat" in content and content["seat"] != seat:
             raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"you play seat {seat}, not {content['seat']!r:.10}")
         if isinstance(action, list):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.templatetags.static import static
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_lazy
 
 from games.engine import CARD_CODES, refusal
 
@@ -36,15 +37,49 @@ PIPS = {
 }
 
 # Why a card may not be played, in the words of the deck ({suit}: the deck's suit text, {card}: a card's text).
+# The English words equal static/js/cards.js; the page's language translates them (``_LOCAL_REASONS``).
 REASONS = {
     "follow": "You must follow {suit}",
     "follow_trump": "Trump {suit} was led: you must follow it",
     "under_trump": "No under-trumping: the {card} in the trick is higher",
     "absent": "You do not hold {card}",
 }
+_LOCAL_REASONS = {
+    "follow": gettext_lazy("You must follow {suit}"),
+    "follow_trump": gettext_lazy("Trump {suit} was led: you must follow it"),
+    "under_trump": gettext_lazy("No under-trumping: the {card} in the trick is higher"),
+    "absent": gettext_lazy("You do not hold {card}"),
+}
 
 NO_TRUMP_YET = "\u2013"  # an en dash, where a round has no trump yet
 NO_SUIT_TRUMPS = {4: ("⬇", "Obe-Abe"), 5: ("⬆", "Une-Ufe"), 10: ("↪", "Push")}
+
+# The deck's words in the page's language. The Swiss suits (Schellen, Rosen, Schilten, Eicheln) and
+# Under, Ober, Banner are proper names that Swiss players use in every language, so they are not here;
+# the French suits and ranks are translated. "Obe-Abe" and "Une-Ufe" keep their Swiss names too.
+_LOCAL_WORDS = {
+    "Diamonds": pgettext_lazy("suit", "Diamonds"),
+    "Hearts": pgettext_lazy("suit", "Hearts"),
+    "Spades": pgettext_lazy("suit", "Spades"),
+    "Clubs": pgettext_lazy("suit", "Clubs"),
+    "Ace": pgettext_lazy("rank", "Ace"),
+    "King": pgettext_lazy("rank", "King"),
+    "Queen": pgettext_lazy("rank", "Queen"),
+    "Jack": pgettext_lazy("rank", "Jack"),
+    "Ten": pgettext_lazy("rank", "Ten"),
+    "Nine": pgettext_lazy("rank", "Nine"),
+    "Eight": pgettext_lazy("rank", "Eight"),
+    "Seven": pgettext_lazy("rank", "Seven"),
+    "Six": pgettext_lazy("rank", "Six"),
+    "Ass": pgettext_lazy("Swiss rank", "Ass"),
+    "König": pgettext_lazy("Swiss rank", "König"),
+    "Push": pgettext_lazy("trump", "Push"),
+}
+
+
+def local_word(word: str) -> str:
+    """A deck word (suit, rank, "Push") in the page's language; proper names unchanged."""
+    return str(_LOCAL_WORDS.get(word, word))
 
 
 @dataclass(frozen=True)
@@ -67,11 +102,26 @@ class Deck:
 
     def suit_text(self, suit: str) -> str:
         """A suit in running text: its symbol (♥) if the deck has one, else its name (Rosen)."""
-        return self.symbols.get(suit) or self.suit_names[suit]
+        return self.symbols.get(suit) or self.suit_name(suit)
+
+    def suit_name(self, suit: str) -> str:
+        """A suit's name in the page's language: "Hearts" / "Herz" / "Rosen"."""
+        return local_word(self.suit_names[suit])
+
+    def rank_name(self, rank: str) -> str:
+        """A rank's name in the page's language: "Ace" / "As" / "Ober"."""
+        return local_word(self.rank_names[rank])
+
+    def local_ranks(self) -> dict[str, str]:
+        return {rank: self.rank_name(rank) for rank in self.rank_names}
 
     def card_name(self, code: str) -> str:
-        """ "Ace of Hearts" / "Rosen Ass" for "HA"."""
-        return self.card_format.format(rank=self.rank_names[code[1:]], suit=self.suit_names[code[0]])
+        """ "Ace of Hearts" / "Rosen Ass" for "HA", in the page's language."""
+        if self.is_swiss:
+            card_format = pgettext("Swiss card: Rosen Ass", "{suit} {rank}")
+        else:
+            card_format = gettext("{rank} of {suit}")
+        return card_format.format(rank=self.rank_name(code[1:]), suit=self.suit_name(code[0]))
 
     def card_text(self, code: str) -> str:
         """A card in running text: "♥A" with symbols, else its full name ("Rosen Ass")."""
@@ -82,21 +132,21 @@ class Deck:
     def trump_name(self, trump: int) -> str:
         """ "Hearts" / "Rosen" for trump 1; the deck-free trumps by their own names; "" for none."""
         if 0 <= trump < 4:
-            return self.suit_names[SUIT_LETTERS[trump]]
-        return NO_SUIT_TRUMPS[trump][1] if trump in NO_SUIT_TRUMPS else ""
+            return self.suit_name(SUIT_LETTERS[trump])
+        return local_word(NO_SUIT_TRUMPS[trump][1]) if trump in NO_SUIT_TRUMPS else ""
 
     def reason(self, hand: int, trick: Sequence[int], trump: int, card: int) -> str:
         """Why ``card`` of ``hand`` may not be played now, in this deck's words (as the table says it)."""
         rule, which = refusal(hand, trick, trump, card)
         if rule in ("follow", "follow_trump"):
-            return REASONS[rule].format(suit=self.suit_text(SUIT_LETTERS[which]))
-        return REASONS[rule].format(card=self.card_text(CARD_CODES[which]))
+            return str(_LOCAL_REASONS[rule]).format(suit=self.suit_text(SUIT_LETTERS[which]))
+        return str(_LOCAL_REASONS[rule]).format(card=self.card_text(CARD_CODES[which]))
 
 
 DECKS = {
     FRENCH: Deck(
         key=FRENCH,
-        label="French",
+        label=gettext_lazy("French"),
         suit_names={"D": "Diamonds", "H": "Hearts", "S": "Spades", "C": "Clubs"},
         symbols={"D": "♦", "H": "♥", "S": "♠", "C": "♣"},
         rank_names={
@@ -117,7 +167,7 @@ DECKS = {
     ),
     SWISS: Deck(
         key=SWISS,
-        label="Swiss-German",
+        label=gettext_lazy("Swiss-German"),
         suit_names={"D": "Schellen", "H": "Rosen", "S": "Schilten", "C": "Eicheln"},
         symbols={},
         rank_names={"A": "Ass", "K": "König", "Q": "Ober", "J": "Under", "10": "Banner"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext, ngettext, pgettext
 
 from games.models import Game, GameSeat, Player
 
@@ -21,14 +22,14 @@ def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
 def _result(game: Game, my_team: int | None) -> tuple[str, str]:
     """(code, words) of a game's outcome, from the viewer's side when they played."""
     if game.status == Game.RUNNING:
-        return "running", "In progress"
+        return "running", gettext("In progress")
     if game.status == Game.ABANDONED:
-        return "abandoned", "Abandoned"
+        return "abandoned", pgettext("status", "Abandoned")
     if game.winner is None:
-        return "draw", "Draw"
+        return "draw", gettext("Draw")
     if my_team is None:
-        return "finished", "North & South won" if game.winner == 0 else "East & West won"
-    return ("won", "Won") if game.winner == my_team else ("lost", "Lost")
+        return "finished", gettext("North & South won") if game.winner == 0 else gettext("East & West won")
+    return ("won", gettext("Won")) if game.winner == my_team else ("lost", gettext("Lost"))
 
 
 def game_row(game: Game, player: Player | None) -> dict[str, Any]:
@@ -45,7 +46,11 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
         "private": game.table.private,
         "imported": game.table.imported,
         "mode": game.mode,
-        "length": f"{game.round_count} rounds" if game.mode == "fair" else f"to {game.target}",
+        "length": (
+            ngettext("{count} round", "{count} rounds", game.round_count).format(count=game.round_count)
+            if game.mode == "fair"
+            else gettext("to {target}").format(target=game.target)
+        ),
         "teams": teams,
         "points": points,
         "result": code,
@@ -57,7 +62,11 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
         # A record you imported and did not sit in: both teams, North & South first, as on the result page.
         row["imported_by_me"] = True
         row["partner"] = "—"
-        row["opponents"] = [f"{' & '.join(teams[0])} vs {' & '.join(teams[1])}"]
+        row["opponents"] = [
+            gettext("{north_south} vs {east_west}").format(
+                north_south=" & ".join(teams[0]), east_west=" & ".join(teams[1])
+            )
+        ]
         row["my_points"], row["their_points"] = points[0], points[1]
     if my_team is not None:
         row["seat"] = mine

@@ -10,6 +10,7 @@ from django.contrib.auth.signals import user_logged_in
 from django.db import IntegrityError, transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
+from django.utils.translation import gettext, ngettext
 
 from games import service
 from games.decks import DECKS, FRENCH, Deck, deck_named
@@ -48,7 +49,7 @@ def player_for_scope(scope: dict[str, Any]) -> Player | None:
 def clean_nickname(raw: str) -> str:
     nickname = " ".join((raw or "").split())
     if not 1 <= len(nickname) <= MAX_NICKNAME:
-        raise ValueError(f"a nickname has 1 to {MAX_NICKNAME} characters")
+        raise ValueError(gettext("a nickname has 1 to {count} characters").format(count=MAX_NICKNAME))
     return nickname
 
 
@@ -57,7 +58,7 @@ def become_guest(request: HttpRequest, nickname: str) -> Player:
     nickname = clean_nickname(nickname)
     player = player_for_request(request)
     if player is not None and not player.is_guest:
-        raise ValueError(f"you are logged in as {player.name}; log out to play as a guest")
+        raise ValueError(gettext("you are logged in as {name}; log out to play as a guest").format(name=player.name))
     if player is not None:
         if player.name != nickname:
             service.rename_player(player, nickname)
@@ -125,16 +126,19 @@ def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
     if not games:
         return None
     moved = games - len(kept)
-    note = f"Your {_games(moved)} as guest {nickname} {'is' if moved == 1 else 'are'} now in your account."
+    note = ngettext(
+        "Your {count} game as guest {nickname} is now in your account.",
+        "Your {count} games as guest {nickname} are now in your account.",
+        moved,
+    ).format(count=moved, nickname=nickname)
     if kept:
         listed = ", ".join(f"#{game_id}" for game_id in kept)
-        which, both = ("Game", "it") if len(kept) == 1 else ("Games", "them")
-        note += f" {which} {listed} stayed with the guest: you played {both} under both names."
+        note += " " + ngettext(
+            "Game {games} stayed with the guest: you played it under both names.",
+            "Games {games} stayed with the guest: you played them under both names.",
+            len(kept),
+        ).format(games=listed)
     return note
-
-
-def _games(count: int) -> str:
-    return "1 game" if count == 1 else f"{count} games"
 
 
 @receiver(user_logged_in, dispatch_uid="jassweb_claim_guest")

@@ -26,24 +26,42 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import gettext, gettext_lazy
 
 from games.errors import ErrorCode
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _UNIT_WORDS = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
+_ONE_UNIT = {  # "at most 20 new tables an hour"
+    "second": gettext_lazy("a second"),
+    "minute": gettext_lazy("a minute"),
+    "hour": gettext_lazy("an hour"),
+    "day": gettext_lazy("a day"),
+}
+_MANY_UNITS = {  # "at most 100 messages in 10 seconds"; a format string once translated
+    "second": gettext_lazy("in {count} seconds"),
+    "minute": gettext_lazy("in {count} minutes"),
+    "hour": gettext_lazy("in {count} hours"),
+    "day": gettext_lazy("in {count} days"),
+}
 
 # What each limit counts, for its message ("at most 20 tables an hour per person").
 WHAT = {
-    "guest": "new guests",
-    "signup": "sign-ups",
-    "login": "log-in attempts",
-    "table": "new tables",
-    "import": "imports",
-    "message": "messages",
-    "bot_call": "bot tests and bot invitations",
+    "guest": gettext_lazy("new guests"),
+    "signup": gettext_lazy("sign-ups"),
+    "login": gettext_lazy("log-in attempts"),
+    "table": gettext_lazy("new tables"),
+    "import": gettext_lazy("imports"),
+    "message": gettext_lazy("messages"),
+    "bot_call": gettext_lazy("bot tests and bot invitations"),
 }
-PER = {"person": "per person", "address": "from one address", "account": "for one account", "server": "on this server"}
+PER = {
+    "person": gettext_lazy("per person"),
+    "address": gettext_lazy("from one address"),
+    "account": gettext_lazy("for one account"),
+    "server": gettext_lazy("on this server"),
+}
 
 
 @dataclass(frozen=True)
@@ -68,10 +86,10 @@ class Rate:
     def period(self) -> str:
         for seconds, word in sorted(_UNIT_WORDS.items(), reverse=True):
             if self.seconds == seconds:
-                return f"a{'n' if word == 'hour' else ''} {word}"
+                return str(_ONE_UNIT[word])
             if self.seconds % seconds == 0:
-                return f"in {self.seconds // seconds} {word}s"
-        return f"in {self.seconds} seconds"  # pragma: no cover - every period is whole seconds
+                return _MANY_UNITS[word].format(count=self.seconds // seconds)
+        return gettext("in {count} seconds").format(count=self.seconds)  # pragma: no cover - whole seconds
 
 
 class Limited(Exception):
@@ -81,10 +99,12 @@ class Limited(Exception):
 
     def __init__(self, name: str, scope: str, rate: Rate, retry_after: int) -> None:
         self.name, self.scope, self.rate, self.retry_after = name, scope, rate, retry_after
-        wait = f"{retry_after} s" if retry_after < 120 else f"{math.ceil(retry_after / 60)} minutes"
-        self.message = (
-            f"Too many {WHAT.get(name, name)}: at most {rate.count} {rate.period} {PER.get(scope, scope)}. "
-            f"Try again in {wait}."
+        if retry_after < 120:
+            wait = gettext("{seconds} s").format(seconds=retry_after)
+        else:
+            wait = gettext("{minutes} minutes").format(minutes=math.ceil(retry_after / 60))
+        self.message = gettext("Too many {what}: at most {count} {period} {per}. Try again in {wait}.").format(
+            what=WHAT.get(name, name), count=rate.count, period=rate.period, per=PER.get(scope, scope), wait=wait
         )
         super().__init__(self.message)
 

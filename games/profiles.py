@@ -12,6 +12,8 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, Sum
+from django.utils.formats import date_format
+from django.utils.translation import gettext
 
 from games import access, analysis, charts
 from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
@@ -80,8 +82,9 @@ def _history_chart(competitor: Competitor) -> tuple[Any, int]:
     kept = changes[::step]
     if changes and kept[-1] is not changes[-1]:
         kept.append(changes[-1])
-    points = [charts.Point(c["at"].strftime("%d %b %Y"), c["mu"], SIGMAS_SHOWN * c["sigma"]) for c in kept]
-    return charts.line_with_band(points, f"Rating of {competitor.name} after each rated game"), len(changes)
+    points = [charts.Point(date_format(c["at"], "DATE_FORMAT"), c["mu"], SIGMAS_SHOWN * c["sigma"]) for c in kept]
+    title = gettext("Rating of {name} after each rated game").format(name=competitor.name)
+    return charts.line_with_band(points, title), len(changes)
 
 
 def _game_rows(members: list[TeamMember], accuracy: dict[tuple[int, int], float]) -> list[dict[str, Any]]:

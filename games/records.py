@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from games.catalogue import DIALECTS, SeatKind
 from games.engine import (
@@ -1023,5 +1024,7 @@ def store_record(
 
 def _default_name(record: CheckedRecord) -> str:
     if record.source_id is not None:
-        return f"Imported game (was #{record.source_id})"
-    return f"Imported game ({record.rounds} round{'s' if record.rounds != 1 else ''})"
+        return gettext("Imported game (was #{number})").format(number=record.source_id)
+    return ngettext("Imported game ({count} round)", "Imported game ({count} rounds)", record.rounds).format(
+        count=record.rounds
+    )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
 
 from games.decks import RANKS, SUIT_LETTERS, Deck, card_html
 from games.engine.cards import card_code, card_from_code, mask_from_codes
@@ -32,11 +33,11 @@ class _Words(dict):
             return " ".join(self.deck.indices[rank] for rank in ("J", "9", "A", "K", "Q", "10", "8", "7", "6"))
         kind, _, which = key.partition("_")
         if kind == "suit":
-            return self.deck.suit_names[which]
+            return self.deck.suit_name(which)
         if kind == "card":
             return self.deck.card_text(which)
         if kind == "rank":
-            return self.deck.rank_names[which]
+            return self.deck.rank_name(which)
         raise KeyError(key)
 
 
@@ -44,7 +45,7 @@ class _Words(dict):
 class LegalExample:
     """A trick in progress and a hand: the engine marks which cards of the hand may be played."""
 
-    title: str
+    title: str  # lazily translated, with fields of ``_Words``
     explanation: str
     trump: int
     trick: tuple[str, ...]
@@ -69,8 +70,8 @@ class LegalExample:
                 html = card_html(code, deck, "card-rule card-rule-illegal")
                 hand.append({"code": code, "legal": False, "html": html, "reason": reason})
         return {
-            "title": self.title.format_map(words),
-            "explanation": self.explanation.format_map(words),
+            "title": str(self.title).format_map(words),
+            "explanation": str(self.explanation).format_map(words),
             "trump": deck.trump_name(self.trump),
             "trump_code": self.trump,
             "trick": [card_html(c, deck, "card-rule") for c in self.trick],
@@ -82,45 +83,52 @@ DIAMONDS, HEARTS, SPADES, CLUBS, OBE_ABE, UNE_UFE = range(6)
 
 LEGAL_EXAMPLES = (
     LegalExample(
-        "Follow suit, or trump",
-        "{suit_H} were led. You hold {suit_H}, so you must play one of them, but a trump is always allowed too "
-        "(here no trump is in the trick yet, so any trump).",
+        _("Follow suit, or trump"),
+        _(
+            "{suit_H} were led. You hold {suit_H}, so you must play one of them, but a trump is always allowed too "
+            "(here no trump is in the trick yet, so any trump)."
+        ),
         DIAMONDS,
         ("HK",),
         ("HA", "H7", "D6", "C10", "S9"),
     ),
     LegalExample(
-        "Cannot follow: play anything",
-        "{suit_D} were led and you hold none: every card may be played.",
+        _("Cannot follow: play anything"),
+        _("{suit_D} were led and you hold none: every card may be played."),
         SPADES,
         ("DA",),
         ("HQ", "C7", "S6", "HJ"),
     ),
     LegalExample(
-        "No under-trumping",
-        "{suit_H} were led and the {card_S10} has trumped it. You may follow {suit_H} or over-trump with the {card_SA} "
-        "(trump order {trump_order}), but not play the lower {card_S6}.",
+        _("No under-trumping"),
+        _(
+            "{suit_H} were led and the {card_S10} has trumped it. You may follow {suit_H} or over-trump with the "
+            "{card_SA} (trump order {trump_order}), but not play the lower {card_S6}."
+        ),
         SPADES,
         ("HK", "S10"),
         ("HQ", "S6", "SA", "D7"),
     ),
     LegalExample(
-        "The {rank_J} of trumps (Puur) need not follow",
-        "Trump ({suit_C}) was led. Your only trump is the {rank_J}, which never has to be played: any card is allowed.",
+        _("The {rank_J} of trumps (Puur) need not follow"),
+        _(
+            "Trump ({suit_C}) was led. Your only trump is the {rank_J}, which never has to be played: "
+            "any card is allowed."
+        ),
         CLUBS,
         ("C8",),
         ("CJ", "HA", "D9", "S6"),
     ),
     LegalExample(
-        "Only trumps left",
-        "A hand of nothing but trumps may play any of them, even below the trump in the trick.",
+        _("Only trumps left"),
+        _("A hand of nothing but trumps may play any of them, even below the trump in the trick."),
         HEARTS,
         ("SK", "H9"),
         ("H6", "H7", "HA"),
     ),
     LegalExample(
-        "Obe-Abe and Une-Ufe: follow suit",
-        "Without a trump suit you follow the led suit if you can; otherwise anything goes.",
+        _("Obe-Abe and Une-Ufe: follow suit"),
+        _("Without a trump suit you follow the led suit if you can; otherwise anything goes."),
         OBE_ABE,
         ("S8",),
         ("S6", "SQ", "HA", "D10"),
@@ -145,7 +153,7 @@ def points_rows(deck: Deck) -> list[tuple[str, list[int]]]:
         plain = CARD_POINTS[HEARTS][card_from_code("S" + rank)]
         top_down = CARD_POINTS[OBE_ABE][card_from_code("S" + rank)]
         bottom_up = CARD_POINTS[UNE_UFE][card_from_code("S" + rank)]
-        rows.append((deck.rank_names[rank], [as_trump, plain, top_down, bottom_up]))
+        rows.append((deck.rank_name(rank), [as_trump, plain, top_down, bottom_up]))
     return rows
 
 
@@ -156,7 +164,7 @@ def rules_context(deck: Deck) -> dict[str, object]:
         "hearts": cards_row("HA HK HQ HJ H10 H9 H8 H7 H6", deck),
         "trump_order": cards_row("SJ S9 SA SK SQ S10 S8 S7 S6", deck),
         "points": points_rows(deck),
-        "suits": [deck.suit_names[s] for s in SUIT_LETTERS],
-        "ranks": deck.rank_names,
+        "suits": [deck.suit_name(s) for s in SUIT_LETTERS],
+        "ranks": deck.local_ranks(),
         "suit_row": format_html_join("", "{}", ((card_html(s + "A", deck, "card-rule"),) for s in SUIT_LETTERS)),
     }

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from games import fastpath, oplog, snapshot, states, stats, workers
 from games.catalogue import (
@@ -80,6 +81,22 @@ MAX_TABLE_NAME = 60
 MAX_BOT_TIMEOUT = int(MAX_TIMEOUT)
 MAX_TURN_CLOCK = 600  # seconds a move; the pages offer JASSWEB_TURN_CLOCK_CHOICES
 REFUSAL_SHOWN_S = 8  # seconds a refused request to abandon a game stays in view
+
+
+# Refusals of a seat change to someone who may not make it, in the page's language (by ``_seat_change``'s verb).
+NOT_ALLOWED = {
+    "add bots": gettext_lazy("only the table's creator or a seated player can add bots"),
+    "invite bots": gettext_lazy("only the table's creator or a seated player can invite bots"),
+    "remove bots": gettext_lazy("only the table's creator or a seated player can remove bots"),
+    "change the turn clock": gettext_lazy("only the table's creator or a seated player can change the turn clock"),
+    "change the bot timeout": gettext_lazy("only the table's creator or a seated player can change the bot timeout"),
+}
+_SEAT_WORDS = (gettext_lazy("North"), gettext_lazy("East"), gettext_lazy("South"), gettext_lazy("West"))
+
+
+def seat_name(position: int) -> str:
+    """A seat's name (North, East, South, West) in the page's language."""
+    return str(_SEAT_WORDS[position])
 
 
 @dataclass(frozen=True)
@@ -215,7 +232,7 @@ def _lock_table(table_id: int) -> Table:
     try:
         return Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise ServiceError(ErrorCode.NO_TABLE, f"there is no table {table_id}") from None
+        raise ServiceError(ErrorCode.NO_TABLE, gettext("there is no table {number}").format(number=table_id)) from None
 
 
 def running_game(table: Table) -> Game | None:
@@ -229,7 +246,10 @@ def _seats(table: Table) -> list[Seat]:
 def _check_position(position: object) -> int:
     if type(position) is not int or not 0 <= position <= 3:
         raise ServiceError(
-            ErrorCode.BAD_SEAT, f"a seat is 0 (North), 1 (East), 2 (South) or 3 (West), got {position!r}"
+            "bad_seat",
+            gettext("a seat is 0 (North), 1 (East), 2 (South) or 3 (West), got {position}").format(
+                position=repr(position)
+            ),
         )
     return position
 
@@ -275,7 +295,9 @@ def create_table(
     """
     name = (name or "").strip()
     if not name or len(name) > MAX_TABLE_NAME:
-        raise ServiceError(ErrorCode.BAD_OPTIONS, f"a table name has 1 to {MAX_TABLE_NAME} characters")
+        raise ServiceError(
+            ErrorCode.BAD_OPTIONS, gettext("a table name has 1 to {count} characters").format(count=MAX_TABLE_NAME)
+        )
     try:
         table_config = GameConfig(
             mode=mode,
@@ -322,10 +344,10 @@ def _seat_change(table_id: int, actor: Actor | None = None, verb: str = "") -> I
     with transaction.atomic():
         table = _lock_table(table_id)
         if running_game(table):
-            raise ServiceError(ErrorCode.GAME_RUNNING, "seats cannot change while a game is running")
+            raise ServiceError(ErrorCode.GAME_RUNNING, gettext("seats cannot change while a game is running"))
         seats = _seats(table)
         if actor is not None and not _may_manage(table, seats, actor):
-            raise ServiceError(ErrorCode.NOT_ALLOWED, f"only the table's creator or a seated player can {verb}")
+            raise ServiceError(ErrorCode.NOT_ALLOWED, str(NOT_ALLOWED.get(verb, verb)))
         yield table, seats
         _changed(table, None, "seats")
 
@@ -335,10 +357,10 @@ def take_seat(table_id: int, position: int, player: Player) -> None:
     position = _check_position(position)
     with _seat_change(table_id) as (_, seats):
         if any(s.player_id == player.pk for s in seats):
-            raise ServiceError(ErrorCode.ALREADY_SEATED, "you already have a seat at this table")
+            raise ServiceError(ErrorCode.ALREADY_SEATED, gettext("you already have a seat at this table"))
         seat = seats[position]
         if seat.kind != SeatKind.EMPTY:
-            raise ServiceError(ErrorCode.SEAT_TAKEN, f"{SEAT_NAMES[position]} is taken")
+            raise ServiceError(ErrorCode.SEAT_TAKEN, gettext("{seat} is taken").format(seat=seat_name(position)))
         seat.player, seat.bot = player, ""
         seat.save(update_fields=["player", "bot"])
 
@@ -354,7 +376,7 @@ def leave_seat(table_id: int, player: Player) -> None:
             return
     with _seat_change(table_id) as (table, _):
         if not Seat.objects.filter(table=table, player=player).update(player=None):
-            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat at this table")
+            raise ServiceError(ErrorCode.NOT_SEATED, gettext("you have no seat at this table"))
 
 
 def set_bot(table_id: int, position: int, bot: str, actor: Actor) -> None:
@@ -365,7 +387,10 @@ def set_bot(table_id: int, position: int, bot: str, actor: Actor) -> None:
     with _seat_change(table_id, actor, "add bots") as (_, seats):
         seat = seats[position]
         if seat.kind == SeatKind.HUMAN:
-            raise ServiceError(ErrorCode.SEAT_TAKEN, f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
+            raise ServiceError(
+                ErrorCode.SEAT_TAKEN,
+                gettext("{seat} is taken by {name}").format(seat=seat_name(position), name=seat.player.name),
+            )
         seat.bot = bot
         seat.save(update_fields=["bot"])
 
@@ -387,11 +412,14 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
         )
     name = " ".join((name or "").split()) or default_bot_name(url)
     if len(name) > 40:
-        raise ServiceError(ErrorCode.BAD_BOT_URL, "a bot name has at most 40 characters")
+        raise ServiceError(ErrorCode.BAD_BOT_URL, gettext("a bot name has at most 40 characters"))
     with _seat_change(table_id, actor, "invite bots") as (_, seats):
         seat = seats[position]
         if seat.kind == SeatKind.HUMAN:
-            raise ServiceError(ErrorCode.SEAT_TAKEN, f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
+            raise ServiceError(
+                ErrorCode.SEAT_TAKEN,
+                gettext("{seat} is taken by {name}").format(seat=seat_name(position), name=seat.player.name),
+            )
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", url, name, dialect
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
 
@@ -408,7 +436,9 @@ def clear_seat(table_id: int, position: int, actor: Actor) -> None:
     with _seat_change(table_id, actor, "remove bots") as (_, seats):
         seat = seats[position]
         if seat.kind not in BOT_KINDS:
-            raise ServiceError(ErrorCode.NOT_A_BOT, f"there is no bot at {SEAT_NAMES[position]}")
+            raise ServiceError(
+                ErrorCode.NOT_A_BOT, gettext("there is no bot at {seat}").format(seat=seat_name(position))
+            )
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", "", "", ""
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
 
@@ -470,15 +500,19 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
     with transaction.atomic():
         table = _lock_table(table_id)
         if table.imported:
-            raise ServiceError(ErrorCode.IMPORTED, "this table holds an imported game and plays no new ones")
+            raise ServiceError(ErrorCode.IMPORTED, gettext("this table holds an imported game and plays no new ones"))
         if running_game(table):
-            raise ServiceError(ErrorCode.GAME_RUNNING, "a game is already running at this table")
+            raise ServiceError(ErrorCode.GAME_RUNNING, gettext("a game is already running at this table"))
         seats = _seats(table)
         if not (actor.bot or _may_manage(table, seats, actor)):
-            raise ServiceError(ErrorCode.NOT_ALLOWED, "only the table's creator or a seated player can start a game")
-        empty = [SEAT_NAMES[s.position] for s in seats if s.kind == SeatKind.EMPTY]
+            raise ServiceError(
+                ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can start a game")
+            )
+        empty = [seat_name(s.position) for s in seats if s.kind == SeatKind.EMPTY]
         if empty:
-            raise ServiceError(ErrorCode.SEATS_EMPTY, f"fill every seat first: {', '.join(empty)} empty")
+            raise ServiceError(
+                ErrorCode.SEATS_EMPTY, gettext("fill every seat first: {seats} empty").format(seats=", ".join(empty))
+            )
         seed = secrets.randbits(62) if seed is None else seed
         config = table.config(seed)
         plan = GamePlan(config)
@@ -553,12 +587,12 @@ def submit(
     if table_id is None:
         table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
         if table_id is None:
-            raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
+            raise ServiceError(ErrorCode.NO_GAME, gettext("there is no game {number}").format(number=game_id))
     with transaction.atomic():
         now = timezone.now()
         version = fastpath.bump_version(table_id, now)
         if version is None:
-            raise ServiceError(ErrorCode.NO_TABLE, f"there is no table {table_id}")
+            raise ServiceError(ErrorCode.NO_TABLE, gettext("there is no table {number}").format(number=table_id))
         game = fastpath.read_game(game_id)
         if game is None or game.table_id != table_id:
             raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id} at table {table_id}")
@@ -638,7 +672,7 @@ def submit_moves(
         raise ServiceError(ErrorCode.BAD_ACTION, "no moves given")
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
+        raise ServiceError(ErrorCode.NO_GAME, gettext("there is no game {number}").format(number=game_id))
     _check_fresh(expected_seq, game.action_count)
     trial = states.load(game)
     for action in actions:
@@ -660,7 +694,9 @@ def _check_fresh(expected_seq: int | None, action_count: int) -> None:
     if expected_seq is not None and expected_seq != action_count:
         raise ServiceError(
             ErrorCode.STALE,
-            f"the game has moved on: this move was for event {expected_seq}, it is at {action_count}",
+            gettext("the game has moved on: this move was for event {expected}, it is at {current}").format(
+                expected=expected_seq, current=action_count
+            ),
         )
 
 
@@ -681,11 +717,16 @@ def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
             raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"{position} is not played by a bot")
         return
     if actor.player_id is None or game_seat.player_id != actor.player_id:
-        raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"you do not play {position} in this game")
+        raise ServiceError(
+            ErrorCode.NOT_YOUR_SEAT,
+            gettext("you do not play {seat} in this game").format(seat=seat_name(game_seat.position)),
+        )
     if game_seat.standin == GameSeat.LEFT:
-        raise ServiceError(ErrorCode.LEFT, "you left this game: a stand-in bot plays your seat")
+        raise ServiceError(ErrorCode.LEFT, gettext("you left this game: a stand-in bot plays your seat"))
     if game_seat.standin:
-        raise ServiceError(ErrorCode.STANDIN, "a stand-in bot is playing for you: press “I'm back” to play again")
+        raise ServiceError(
+            ErrorCode.STANDIN, gettext("a stand-in bot is playing for you: press “I'm back” to play again")
+        )
 
 
 def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState, report: BotReport) -> None:
@@ -729,7 +770,7 @@ def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: s
     with transaction.atomic():
         locked = _lock_game(game_id)
         if locked is None:
-            raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id}")
+            raise ServiceError(ErrorCode.NO_GAME, gettext("there is no game {number}").format(number=game_id))
         table, game = locked
         Fault.objects.create(
             game=game, seat=seat, round=round_index, trick=None, kind=kind, detail=detail[:300], latency_ms=latency_ms
@@ -755,10 +796,10 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
         table = _lock_table(table_id)
         game = running_game(table)
         if game is None:
-            raise ServiceError(ErrorCode.NO_GAME, "no game is running at this table")
+            raise ServiceError(ErrorCode.NO_GAME, gettext("no game is running at this table"))
         if not _may_manage(table, _seats(table), actor):
             raise ServiceError(
-                ErrorCode.NOT_ALLOWED, "only the table's creator or a seated player can abandon the game"
+                ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can abandon the game")
             )
         voters = [p for p in _people_playing(game) if p != actor.player_id]
         if actor.system or not voters:
@@ -767,7 +808,9 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
         vote = open_abandon_vote(game)
         if vote is not None:
             if vote["by"] == actor.player_id:
-                raise ServiceError(ErrorCode.VOTE_OPEN, "you asked already; the others have not all answered yet")
+                raise ServiceError(
+                    ErrorCode.VOTE_OPEN, gettext("you asked already; the others have not all answered yet")
+                )
             if actor.player_id in vote["voters"]:
                 _answer(table, game, vote, actor.player_id, agree=True)
                 return game
@@ -793,9 +836,13 @@ def answer_abandon(table_id: int, player: Player, agree: bool) -> Game:
         game = running_game(table)
         vote = open_abandon_vote(game) if game is not None else None
         if game is None or vote is None:
-            raise ServiceError(ErrorCode.NO_VOTE, "nobody is asking to abandon a game here (or the request lapsed)")
+            raise ServiceError(
+                ErrorCode.NO_VOTE, gettext("nobody is asking to abandon a game here (or the request lapsed)")
+            )
         if player.pk not in vote["voters"] or player.pk not in _people_playing(game):
-            raise ServiceError(ErrorCode.NOT_ALLOWED, "only the other people playing in this game answer this request")
+            raise ServiceError(
+                ErrorCode.NOT_ALLOWED, gettext("only the other people playing in this game answer this request")
+            )
         _answer(table, game, vote, player.pk, agree)
     return game
 
@@ -888,7 +935,7 @@ def presence_changed(table_ids: list[int]) -> None:
 def _game_seat_of(game: Game, player_id: int | None) -> GameSeat:
     seat = GameSeat.objects.filter(game=game, player_id=player_id).first() if player_id else None
     if seat is None:
-        raise ServiceError(ErrorCode.NOT_SEATED, "you do not play in this game")
+        raise ServiceError(ErrorCode.NOT_SEATED, gettext("you do not play in this game"))
     return seat
 
 
@@ -927,12 +974,12 @@ def back_to_seat(table_id: int, player: Player) -> None:
         table = _lock_table(table_id)
         game = running_game(table)
         if game is None:
-            raise ServiceError(ErrorCode.NO_GAME, "no game is running at this table")
+            raise ServiceError(ErrorCode.NO_GAME, gettext("no game is running at this table"))
         game_seat = _game_seat_of(game, player.pk)
         if game_seat.standin == GameSeat.LEFT:
-            raise ServiceError(ErrorCode.LEFT, "you left this game; join the next one")
+            raise ServiceError(ErrorCode.LEFT, gettext("you left this game; join the next one"))
         if not game_seat.standin:
-            raise ServiceError(ErrorCode.NOT_AWAY, "you are playing your seat already")
+            raise ServiceError(ErrorCode.NOT_AWAY, gettext("you are playing your seat already"))
         game_seat.standin = ""
         game_seat.save(update_fields=["standin"])
         if states.load(game).player == game_seat.position:
@@ -953,7 +1000,7 @@ def mark_ready(table_id: int, player: Player, round_number: int) -> None:
         table = _lock_table(table_id)
         game = running_game(table)
         if game is None:
-            raise ServiceError(ErrorCode.NO_GAME, "no game is running at this table")
+            raise ServiceError(ErrorCode.NO_GAME, gettext("no game is running at this table"))
         game_seat = _game_seat_of(game, player.pk)
         ended = states.load(game).round_index  # the number of the round that ended last
         if not 1 <= round_number <= ended:

@@ -22,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from games import access, states
 from games.catalogue import SeatKind, bot_choices, builtin_bots
@@ -92,6 +93,22 @@ def weis_part(rnd: RoundState, factor: int, reveal: bool) -> dict[str, Any] | No
     }
 
 
+# The engine's names of four of a kind in the page's language (runs keep their Swiss names: Dreiblatt...).
+_QUARTET_WORDS = {
+    "four Jacks": gettext_lazy("four Jacks"),
+    "four Nines": gettext_lazy("four Nines"),
+    "four Aces": gettext_lazy("four Aces"),
+    "four Kings": gettext_lazy("four Kings"),
+    "four Queens": gettext_lazy("four Queens"),
+    "four Tens": gettext_lazy("four Tens"),
+}
+
+
+def local_weis_name(name: str) -> str:
+    """A shown Weis's name for a page: "Vierblatt HA-H10", "vier Bauern"."""
+    return str(_QUARTET_WORDS.get(name, name))
+
+
 def weis_rounds(view: dict[str, Any]) -> list[dict[str, Any]]:
     """Each round's Weis and Stöck of a game view, as lines to read (the result page)."""
     rows = []
@@ -103,7 +120,10 @@ def weis_rounds(view: dict[str, Any]) -> list[dict[str, Any]]:
         for seat, entries in enumerate(weis["declared"]):
             for entry in entries:
                 points = entry["points"]
-                shown = f"{entry['name']} ({points})" if "name" in entry else f"{points} (cards not shown)"
+                if "name" in entry:
+                    shown = f"{local_weis_name(entry['name'])} ({points})"
+                else:
+                    shown = gettext("{points} (cards not shown)").format(points=points)
                 lines.append({"seat": seat, "text": shown, "scored": team_of(seat) == weis["team"]})
         team = weis["team"]
         rows.append(

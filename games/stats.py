@@ -28,6 +28,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from games.catalogue import SeatKind, builtin_bots
 from games.engine import FAIR, OBE_ABE, PUSH, STANDARD, SUITS, GameState, team_of
@@ -67,13 +68,13 @@ def type_label(key: str) -> str:
     from games.snapshot import bot_label
 
     if key == PEOPLE:
-        return "People"
+        return gettext("People")
     kind, _, name = key.partition(":")
     if kind == SeatKind.BOT:
         return bot_label(name)
     if kind == SeatKind.REMOTE:
-        return f"{name} (remote)"
-    return "Unknown"
+        return gettext("{name} (remote)").format(name=name)
+    return gettext("Unknown")
 
 
 def competitor_key(seat: GameSeat) -> str | None:
@@ -409,10 +410,14 @@ class Cell:
 
 
 PARTS = (
-    ("overall", "All games", "Each player type's team, whoever its partner."),
-    ("team", "As a team", "Both seats of the team held by the same type (two people, or one bot twice)."),
-    ("with_person", "With a person", "A bot whose partner is a person."),
-    ("fair", "Fair games", "Only fair games: every deal played by both teams."),
+    ("overall", gettext_lazy("All games"), gettext_lazy("Each player type's team, whoever its partner.")),
+    (
+        "team",
+        gettext_lazy("As a team"),
+        gettext_lazy("Both seats of the team held by the same type (two people, or one bot twice)."),
+    ),
+    ("with_person", gettext_lazy("With a person"), gettext_lazy("A bot whose partner is a person.")),
+    ("fair", gettext_lazy("Fair games"), gettext_lazy("Only fair games: every deal played by both teams.")),
 )
 
 
@@ -447,7 +452,13 @@ def type_table(filters: Filters) -> dict[str, dict[str, Cell]]:
     return {row["player_type"]: {part: _cell(row, part) for part, *_ in PARTS} for row in rows}
 
 
-CALL_GROUPS = (("push", "Push"), ("suit", "Trump suit"), ("obe", "Obe-Abe"), ("une", "Une-Ufe"))
+CALL_GROUPS = (
+    ("push", pgettext_lazy("trump", "Push")),
+    ("suit", gettext_lazy("Trump suit")),
+    ("obe", "Obe-Abe"),
+    ("une", "Une-Ufe"),
+)
+OUTCOMES = {"won": gettext_lazy("won"), "lost": gettext_lazy("lost")}
 
 
 def call_group(call: int) -> str:
@@ -538,10 +549,10 @@ def _type_order(key: str) -> tuple[int, int, str]:
 
 
 COMPARISONS = (
-    (DecisiveRound.EQUAL, "Equal call"),
-    (DecisiveRound.SHOVING, "Shoving"),
-    (DecisiveRound.NOT_SHOVING, "Not shoving"),
-    (DecisiveRound.OTHER, "Other trump"),
+    (DecisiveRound.EQUAL, gettext_lazy("Equal call")),
+    (DecisiveRound.SHOVING, gettext_lazy("Shoving")),
+    (DecisiveRound.NOT_SHOVING, gettext_lazy("Not shoving")),
+    (DecisiveRound.OTHER, gettext_lazy("Other trump")),
 )
 MARGIN_BINS = 10  # bins of equal width, then one for the rest
 MARGIN_STEPS = (10, 20, 25, 50, 100, 200, 250, 500)
@@ -588,7 +599,7 @@ def page_data(filters: Filters) -> dict[str, Any]:
             for key, cells in sorted(types.items(), key=lambda item: _type_order(item[0]))
             if cells[part].games
         ]
-        parts.append({"key": part, "title": title, "note": note, "rows": rows})
+        parts.append({"key": part, "title": str(title), "note": str(note), "rows": rows})
     decisive_rows = [
         {"key": key, "label": type_label(key), "cell": cell}
         for key, cell in sorted(decisive.items(), key=lambda item: _type_order(item[0]))
@@ -597,20 +608,22 @@ def page_data(filters: Filters) -> dict[str, Any]:
     pair_total = sum(comparisons.values())
     comparison_bars = [
         charts.Bar(
-            label,
+            str(label),
             100 * comparisons.get(key, 0) / pair_total if pair_total else 0,
             f"{comparisons.get(key, 0)} ({100 * comparisons.get(key, 0) / pair_total:.0f}%)" if pair_total else "0",
         )
         for key, label in COMPARISONS
     ]
-    legend = [name for _, name in CALL_GROUPS]
+    legend = [str(name) for _, name in CALL_GROUPS]
     call_rows = []
     for key in sorted(calls, key=_type_order):
         for outcome in ("won", "lost"):
             counts = calls[key][outcome]
             call_rows.append(
                 charts.StackedRow(
-                    type_label(key), outcome, [(name, counts.get(group, 0)) for group, name in CALL_GROUPS]
+                    type_label(key),
+                    str(OUTCOMES[outcome]),
+                    [(str(name), counts.get(group, 0)) for group, name in CALL_GROUPS],
                 )
             )
 
@@ -620,9 +633,11 @@ def page_data(filters: Filters) -> dict[str, Any]:
     bins = [f"{i * step}" for i in range(MARGIN_BINS)] + [f"{MARGIN_BINS * step}+"]
     series = []
     if fair_n:
-        series.append(charts.Series(f"Fair ({fair_n})", fair_shares))
+        series.append(charts.Series(gettext("Fair ({count})").format(count=fair_n), fair_shares))
     if standard_n:
-        series.append(charts.Series(f"Standard ({standard_n})", standard_shares, pattern=True))
+        series.append(
+            charts.Series(gettext("Standard ({count})").format(count=standard_n), standard_shares, pattern=True)
+        )
     games = {mode: sum(counts.values()) for mode, counts in by_margin.items()}
     return {
         "filters": filters,
@@ -634,20 +649,22 @@ def page_data(filters: Filters) -> dict[str, Any]:
         "pairs": pair_total,
         "pairs_won_game": pairs_won_game,
         "pairs_decided": pairs_decided,
-        "comparisons": [(label, comparisons.get(key, 0)) for key, label in COMPARISONS],
+        "comparisons": [(str(label), comparisons.get(key, 0)) for key, label in COMPARISONS],
         "comparison_chart": charts.bars(
-            comparison_bars, "Trump calls of the two starting players in decisive pairs", maximum=100
+            comparison_bars, gettext("Trump calls of the two starting players in decisive pairs"), maximum=100
         )
         if pair_total
         else None,
         "call_legend": legend,
         "call_rows": call_rows,
         "call_chart": charts.stacked(
-            call_rows, legend, "Trump calls of each player type in decisive rounds won and lost"
+            call_rows, legend, gettext("Trump calls of each player type in decisive rounds won and lost")
         )
         if call_rows
         else None,
-        "margin_chart": charts.columns(bins, series, f"Winner's point advantage, share of games per {step} points")
+        "margin_chart": charts.columns(
+            bins, series, gettext("Winner's point advantage, share of games per {step} points").format(step=step)
+        )
         if series
         else None,
         "margin_bins": [{"bin": b, "fair": fair_shares[i], "standard": standard_shares[i]} for i, b in enumerate(bins)],

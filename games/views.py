@@ -16,11 +16,12 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
-from games.catalogue import bot_choices
-from games.engine import FAIR, SEAT_NAMES, STANDARD, TRUMP_NAMES
+from games.catalogue import bot_choices, builtin_bots
+from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, Player, Table
@@ -44,6 +45,34 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+# The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
+BOT_LABELS = {
+    "Random": pgettext_lazy("bot", "Random"),
+    "Rule-based": pgettext_lazy("bot", "Rule-based"),
+    "MCTS (fast)": pgettext_lazy("bot", "MCTS (fast)"),
+    "MCTS (strong)": pgettext_lazy("bot", "MCTS (strong)"),
+}
+
+
+def _bot_choices() -> list[dict[str, str]]:
+    return [{**bot, "label": str(BOT_LABELS.get(bot["label"], bot["label"]))} for bot in bot_choices()]
+
+
+def _local_bot_label(name: str) -> str:
+    """A built-in bot as a page names it: "Rule-based bot" / "Bot Regelbasiert"; any other name as it is."""
+    bot = builtin_bots().get(name)
+    if bot is None:
+        return name
+    return gettext("{label} bot").format(label=BOT_LABELS.get(bot.label, bot.label))
+
+
+def _with_seat_labels(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lobby's tables with each seat's name in the page's language (``label``) for the seat buttons."""
+    return [
+        {**t, "seats": [{**seat, "label": service.seat_name(seat["position"])} for seat in t["seats"]]} for t in tables
+    ]
+
+
 def lobby(request: HttpRequest) -> HttpResponse:
     """Open tables, the form to create one, and who you are."""
     return render(
@@ -51,9 +80,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "lobby.html",
         {
             "player": player_for_request(request),
-            "tables": snapshot.lobby_tables(player_for_request(request)),
-            "bots": bot_choices(),
-            "seat_names": SEAT_NAMES,
+            "tables": _with_seat_labels(snapshot.lobby_tables(player_for_request(request))),
+            "bots": _bot_choices(),
+            "seat_names": [service.seat_name(position) for position in range(4)],
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
             "default_clock": _default_clock(),
             "round_pauses": ROUND_PAUSES,
@@ -112,7 +141,7 @@ def set_deck(request: HttpRequest) -> HttpResponse:
         messages.error(request, str(exc).capitalize() + ".")
     else:
         if request.POST.get("confirm"):
-            messages.success(request, f"You now see {chosen.label} cards.")
+            messages.success(request, gettext("You now see {deck} cards.").format(deck=chosen.label))
     return redirect(_next_or(request, "settings"))
 
 
@@ -159,7 +188,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
     """Open a table with the submitted options and seat its creator where they chose."""
     player = player_for_request(request)
     if player is None:
-        messages.error(request, "Choose a nickname or sign in to open a table.")
+        messages.error(request, gettext("Choose a nickname or sign in to open a table."))
         return redirect("lobby")
     mode = request.POST.get("mode", STANDARD)
     try:
@@ -208,7 +237,7 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
     position = _int(request.POST.get("seat"), -1)
     try:
         if player is None:
-            raise service.ServiceError(ErrorCode.NO_IDENTITY, "Choose a nickname or sign in first.")
+            raise service.ServiceError(ErrorCode.NO_IDENTITY, gettext("Choose a nickname or sign in first."))
         action = request.POST.get("action")
         if action == "join":
             service.take_seat(table_id, position, player)
@@ -217,7 +246,7 @@ def seat_action(request: HttpRequest, table_id: int) -> HttpResponse:
         elif action == "leave":
             service.leave_seat(table_id, player)
         else:
-            raise service.ServiceError(ErrorCode.BAD_ACTION, "Unknown seat action.")
+            raise service.ServiceError(ErrorCode.BAD_ACTION, gettext("Unknown seat action."))
     except service.ServiceError as exc:
         messages.error(request, exc.message)
         return redirect(_next_or(request, "lobby"))
@@ -287,13 +316,14 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "view": view,
             "seats": seats,
             "trump_names": TRUMP_NAMES,
-            "seat_names": SEAT_NAMES,
+            "seat_names": [service.seat_name(position) for position in range(4)],
             "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
             "player": player,
             "standins": game.actions.filter(standin=True).count(),
             "pairs": pairs,
-            "pair_side": "you" if mine is not None else ("North & South"),
-            "standin_label": snapshot.bot_label(game.standin_bot),
+            "pair_side": "you" if mine is not None else "North & South",
+            "pair_label": gettext("you") if mine is not None else gettext("North & South"),
+            "standin_label": _local_bot_label(game.standin_bot),
             "rating_changes": profiles.rating_changes(game),
             "weis_rounds": snapshot.weis_rounds(view),
         },
@@ -399,7 +429,9 @@ def import_game(request: HttpRequest) -> HttpResponse:
         try:
             if player is None:
                 status = 403
-                raise records.RecordError("Choose a nickname (or log in) first: an imported game is kept as yours.")
+                raise records.RecordError(
+                    gettext("Choose a nickname (or log in) first: an imported game is kept as yours.")
+                )
             try:
                 limits.hit("import", person=player.pk, address=limits.request_address(request))
             except limits.Limited as exc:
@@ -407,12 +439,16 @@ def import_game(request: HttpRequest) -> HttpResponse:
                 raise records.RecordError(exc.message) from None
             if upload is not None:
                 if upload.size > MAX_UPLOAD:
-                    raise records.RecordError(f"the file has {upload.size} bytes; at most {MAX_UPLOAD} are accepted")
+                    raise records.RecordError(
+                        gettext("the file has {size} bytes; at most {limit} are accepted").format(
+                            size=upload.size, limit=MAX_UPLOAD
+                        )
+                    )
                 raw = upload.read()
             elif text.strip():
                 raw = text.encode()
             else:
-                raise records.RecordError("choose a record file or paste a record")
+                raise records.RecordError(gettext("choose a record file or paste a record"))
             data = records.parse_record(raw)
             game = records.import_record(
                 data,
@@ -423,7 +459,14 @@ def import_game(request: HttpRequest) -> HttpResponse:
         except records.RecordError as exc:
             error, status = str(exc), status if status != 200 else 400
         else:
-            messages.success(request, f"Imported game {game.pk}: {len(game.deals)} rounds, every card checked.")
+            messages.success(
+                request,
+                ngettext(
+                    "Imported game {number}: {rounds} round, every card checked.",
+                    "Imported game {number}: {rounds} rounds, every card checked.",
+                    len(game.deals),
+                ).format(number=game.pk, rounds=len(game.deals)),
+            )
             return redirect("replay", game_id=game.pk)
     return render(request, "import.html", {"player": player, "error": error}, status=status)
 
@@ -466,6 +509,6 @@ def my_profile(request: HttpRequest) -> HttpResponse:
     """Your own profile, once you have finished a game; else the leaderboard says how to get one."""
     competitor = profiles.competitor_of_player(player_for_request(request))
     if competitor is None:
-        messages.info(request, "Your profile starts with your first finished game.")
+        messages.info(request, gettext("Your profile starts with your first finished game."))
         return redirect("leaderboard")
     return redirect("profile", competitor_id=competitor.pk)

@@ -43,6 +43,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_flag("JASSWEB_HSTS_INCLUDE_SUBDOMAINS", Fa
 SECURE_HSTS_PRELOAD = _env_flag("JASSWEB_HSTS_PRELOAD", False)
 SESSION_COOKIE_SECURE = _env_flag("JASSWEB_SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE  # the header switch's choice (set_language)
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 # Behind a reverse proxy that terminates TLS (deploy/nginx/jassweb.conf): trust its X-Forwarded-Proto
 # and X-Forwarded-Host. Only behind such a proxy: a client reaching daphne directly could forge them.
 if _env_flag("JASSWEB_BEHIND_PROXY", False):
@@ -68,6 +70,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the one chosen in the header (a cookie), else the browser's Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -86,6 +90,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.cards",
@@ -251,7 +256,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# English by default; German, French and Italian from the browser or the header's switcher
+# (locale/<lang>/LC_MESSAGES/django.po, compiled .mo files committed). Each named in its own language.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("fr", "Français"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["jassweb.formats"]  # English dates the Swiss way round (jassweb/formats/en)
 TIME_ZONE = "Europe/Zurich"
 USE_I18N = True
 USE_TZ = True

@@ -8,5 +8,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path(settings.JASSWEB_ADMIN_PATH, admin.site.urls),  # the operator's view (games/admin.py)
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language switch
     path("", include("games.urls")),
 ]

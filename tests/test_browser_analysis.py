@@ -127,7 +127,9 @@ def test_a_thrown_ace_is_marked_with_its_loss_and_the_better_card(open_page, jas
     assert verdict.get_attribute("data-mark") in ("?", "??"), verdict.inner_text()
     loss = float(verdict.get_attribute("data-loss"))
     assert loss >= 10, verdict.inner_text()
-    expect(panel.get_by_test_id("analysis-view")).to_contain_text(f"Lost {math.floor(loss + 0.5)} pts")  # as JavaScript rounds: 16.5 is 17
+    expect(panel.get_by_test_id("analysis-view")).to_contain_text(
+        f"Lost {math.floor(loss + 0.5)} pts"
+    )  # as JavaScript rounds: 16.5 is 17
     better = panel.get_by_test_id("analysis-best")
     expect(better).to_be_visible()
     assert better.inner_text().strip() != "", "the better card is named"

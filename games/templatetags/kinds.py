@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext
 
 from games.catalogue import FAULT_WORDS
 
@@ -11,5 +12,5 @@ register = template.Library()
 
 @register.filter
 def fault_words(kind: str) -> str:
-    """ "timeout" -> "No answer in time"; an unknown kind is shown as it comes."""
-    return FAULT_WORDS.get(kind, kind)
+    """ "timeout" -> "No answer in time" (in the page's language); an unknown kind is shown as it comes."""
+    return gettext(FAULT_WORDS[kind]) if kind in FAULT_WORDS else kind

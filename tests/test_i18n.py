@@ -1,0 +1,244 @@
+"""German, French, Italian and English: chosen from the browser or the header's switch; complete catalogues.
+
+The catalogues are read with a small parser (tests/i18n_helpers.py) and the compiled .mo files with the
+standard library, so these tests need no gettext tools; only the check that the catalogues hold every
+string the code marks runs ``makemessages`` (and so xgettext) when it is installed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gettext
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import formats, translation
+
+from games.consumers import scope_language
+from games.decks import DECKS, FRENCH, SWISS
+from games.templatetags.stats_format import decimal, percent, signed
+from tests.i18n_helpers import LANGUAGES, PLACEHOLDER, messages, po_path, read_po
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADLINES = {
+    "en": "Schieber Jass in your browser",
+    "de": "Schieber-Jass im Browser",
+    "fr": "Le Jass Chibre dans ton navigateur",
+    "it": "Jass Schieber nel tuo browser",
+}
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    """A request leaves its language active in the thread: later tests (same worker) expect English."""
+    yield
+    translation.deactivate()
+
+
+def html_language(page: str) -> str:
+    return re.search(r'<html lang="([^"]+)"', page).group(1)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("accept", "language"),
+    [("de-CH,de;q=0.9,en;q=0.5", "de"), ("fr-CH, fr;q=0.9", "fr"), ("it", "it"), ("en-GB", "en"), ("ja, rm", "en")],
+)
+def test_the_browsers_language_picks_the_pages_language(accept, language):
+    page = Client().get("/", HTTP_ACCEPT_LANGUAGE=accept).content.decode()
+    assert html_language(page) == language
+    assert HEADLINES[language] in page
+    for other, headline in HEADLINES.items():
+        assert other == language or headline not in page
+
+
+@pytest.mark.django_db
+def test_the_header_offers_every_language_in_its_own_words_without_javascript():
+    page = Client().get("/rules/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    switch = re.search(r'<form method="post" action="/i18n/setlang/"[^>]*"language-switch".*?</form>', page, re.S)
+    assert switch, "the header has a language form posting to set_language"
+    form = switch.group(0)
+    assert 'name="next" value="/rules/"' in form and "csrfmiddlewaretoken" in form
+    buttons = re.findall(r'<button type="submit" name="language" value="(\w+)".*?aria-label="([^"]+)"', form, re.S)
+    assert buttons == [("en", "English"), ("de", "Deutsch"), ("fr", "Français"), ("it", "Italiano")]
+    assert re.search(r'value="de"[^>]*\n?[^>]*aria-pressed="true"', form)
+    assert form.count('aria-pressed="true"') == 1
+
+
+@pytest.mark.django_db
+def test_the_switch_sets_the_language_and_it_sticks_over_the_browsers():
+    client = Client()
+    response = client.post("/i18n/setlang/", {"language": "fr", "next": "/rules/"}, HTTP_ACCEPT_LANGUAGE="de")
+    assert response.status_code == 302 and response["Location"] == "/rules/"
+    assert response.cookies[settings.LANGUAGE_COOKIE_NAME].value == "fr"
+    for path in ("/", "/rules/", "/games/"):
+        page = client.get(path, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+        assert html_language(page) == "fr", path
+    assert "Comment on joue au Chibre ici" in client.get("/rules/").content.decode()
+    client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    assert HEADLINES["en"] in client.get("/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+
+
+@pytest.mark.django_db
+def test_an_unknown_language_is_refused_and_changes_nothing():
+    client = Client()
+    client.post("/i18n/setlang/", {"language": "rm", "next": "/"})
+    assert html_language(client.get("/", HTTP_ACCEPT_LANGUAGE="it").content.decode()) == "it"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_message_is_translated_and_none_is_fuzzy(language):
+    entries = read_po(po_path(language))
+    header = entries[0]
+    assert header.msgid == "" and "fuzzy" not in header.flags
+    assert f"Language: {language}\\n" in repr(header.msgstr[0]).replace("\\\\", "\\")
+    problems = []
+    for entry in entries[1:]:
+        forms = 2 if entry.plural is not None else 1
+        if "fuzzy" in entry.flags:
+            problems.append(f"line {entry.line}: fuzzy {entry.msgid!r}")
+        if sorted(entry.msgstr) != list(range(forms)) or not all(entry.msgstr.values()):
+            problems.append(f"line {entry.line}: untranslated {entry.msgid!r}")
+        for index, translated in entry.msgstr.items():
+            english = entry.plural if index and entry.plural is not None else entry.msgid
+            if set(PLACEHOLDER.findall(translated)) != set(PLACEHOLDER.findall(english)):
+                problems.append(f"line {entry.line}: placeholders of {translated!r} differ from {english!r}")
+    assert problems == []
+    assert len(entries) > 500
+
+
+def test_the_three_catalogues_hold_the_same_messages():
+    keys = {language: {(e.key, e.plural) for e in messages(language)} for language in LANGUAGES}
+    assert keys["de"] == keys["fr"] == keys["it"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_compiled_catalogue_is_up_to_date_with_its_po_file(language):
+    """The committed .mo says what the .po says: compiled after the last edit (``manage.py compilemessages``)."""
+    with open(po_path(language).with_suffix(".mo"), "rb") as compiled:
+        catalogue = gettext.GNUTranslations(compiled)._catalog  # every compiled message, by key
+    expected: dict[object, str] = {}
+    for entry in messages(language):
+        if entry.plural is None:
+            expected[entry.key] = entry.msgstr[0]
+        else:
+            for index, translated in entry.msgstr.items():
+                expected[(entry.key, index)] = translated
+    compiled_messages = {key: value for key, value in catalogue.items() if key != ""}
+    assert compiled_messages == expected
+
+
+@pytest.mark.skipif(shutil.which("xgettext") is None, reason="needs gettext's xgettext (Debian package gettext)")
+def test_the_catalogues_hold_every_string_the_code_marks(tmp_path):
+    """``makemessages`` over a copy of the code finds no message the committed catalogues lack, and none they
+    keep without need (run it, then fill in the .po files and compile them, after changing marked strings)."""
+    for part in ("games", "jassweb", "templates", "bots", "manage.py"):
+        source = ROOT / part
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / part)
+    (tmp_path / "locale" / "de" / "LC_MESSAGES").mkdir(parents=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "makemessages", "-l", "de", "--no-location", "-v", "0"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    fresh = {(e.key, e.plural) for e in read_po(tmp_path / "locale/de/LC_MESSAGES/django.po") if e.msgid}
+    committed = {(e.key, e.plural) for e in messages("de")}
+    assert sorted(fresh - committed, key=str) == [], "marked in the code but missing from the catalogues"
+    assert sorted(committed - fresh, key=str) == [], "in the catalogues but no longer marked in the code"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("de", "ein Spitzname hat 1 bis 24 Zeichen"), ("fr", "un pseudo compte de 1 à 24 caractères")],
+)
+def test_a_refusal_comes_in_the_pages_language(language, words):
+    client = Client()
+    client.post("/guest/", {"nickname": "x" * 40, "next": "/"}, HTTP_ACCEPT_LANGUAGE=language)
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert words.capitalize() in page
+
+
+@pytest.mark.django_db
+def test_opening_a_table_without_a_name_is_refused_in_italian():
+    client = Client()
+    client.post("/guest/", {"nickname": "Vreni", "next": "/"})
+    client.post("/tables/new/", {"name": " ", "mode": "standard"}, HTTP_ACCEPT_LANGUAGE="it")
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="it").content.decode()
+    assert "il nome di un tavolo ha da 1 a 60 caratteri" in page
+
+
+def test_a_sockets_language_is_its_pages_cookie_else_the_browsers():
+    def scope(accept: str = "", cookie: str | None = None) -> dict[str, object]:
+        cookies = {settings.LANGUAGE_COOKIE_NAME: cookie} if cookie else {}
+        return {"headers": [(b"accept-language", accept.encode())], "cookies": cookies}
+
+    assert scope_language(scope("fr-CH,fr;q=0.9")) == "fr"
+    assert scope_language(scope("de-CH", cookie="it")) == "it"
+    assert scope_language(scope("ja")) == "en"
+    assert scope_language({"headers": []}) == "en"
+
+
+def test_cards_are_named_in_the_language_and_deck_chosen():
+    french, swiss = DECKS[FRENCH], DECKS[SWISS]
+    expected = {
+        "en": ("Ace of Hearts", "Rosen Ass", "Hearts", "Push"),
+        "de": ("Herz-Ass", "Rosen Ass", "Herz", "Schieben"),
+        "fr": ("As de Cœur", "As de Rosen", "Cœur", "Chibrer"),
+        "it": ("Asso di Cuori", "Asso di Rosen", "Cuori", "Passare"),
+    }
+    for language, (french_ace, swiss_ace, hearts, push) in expected.items():
+        with translation.override(language):
+            assert french.card_name("HA") == french_ace
+            assert swiss.card_name("HA") == swiss_ace
+            assert french.trump_name(1) == hearts and swiss.trump_name(1) == "Rosen"
+            assert french.trump_name(10) == push
+            assert swiss.card_name("SQ").count("Ober") == 1  # Under, Ober and Banner keep their names
+            assert french.trump_name(4) == "Obe-Abe"
+
+
+def test_dates_and_numbers_follow_the_language():
+    moment = dt.datetime(2026, 11, 24, 17, 5)
+    shown = {}
+    for language in ("en", "de", "fr", "it"):
+        with translation.override(language):
+            shown[language] = (formats.date_format(moment, "SHORT_DATETIME_FORMAT"), formats.number_format(1234.5, 1))
+    assert shown["en"] == ("24 Nov 2026, 17:05", "1234.5")
+    assert shown["de"] == ("24.11.2026 17:05", "1234,5")
+    assert shown["fr"][0].startswith("24/11/2026") and shown["fr"][1] == "1234,5"
+    assert shown["it"][0].startswith("24/11/2026") and shown["it"][1] == "1234,5"
+
+
+def test_the_statistics_numbers_use_the_languages_decimal_separator():
+    shown = {}
+    for language in ("en", "de", "fr", "it"):
+        with translation.override(language):
+            shown[language] = (decimal(12.345), signed(-4.0), percent(0.5234, 1))
+    assert shown["en"] == ("12.3", "\u22124.0", "52.3%")
+    assert shown["de"] == shown["fr"] == shown["it"] == ("12,3", "\u22124,0", "52,3%")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["de", "fr", "it"])
+def test_every_page_renders_in_every_language_with_either_deck(language):
+    client = Client()
+    client.post("/guest/", {"nickname": "Vreni", "next": "/"})
+    table = client.post("/tables/new/", {"name": "Stammtisch", "mode": "fair", "round_count": "4"})["Location"]
+    pages = ["/", table, "/rules/", "/games/", "/games/mine/", "/stats/", "/ratings/", "/settings/", "/games/import/"]
+    for deck in ("french", "swiss"):
+        client.post("/settings/deck/", {"deck": deck, "next": "/"})
+        for path in [*pages, "/accounts/login/", "/accounts/signup/"]:
+            response = client.get(path, HTTP_ACCEPT_LANGUAGE=language)
+            assert response.status_code == 200, (path, deck)
+            page = response.content.decode()
+            assert html_language(page) == language, (path, deck)
+            assert "%(" not in page and "{% " not in page, (path, deck)
+    rules = client.get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert "Rosen" in rules and "Schellen" in rules  # the Swiss deck's proper names in every language
