@@ -1,4 +1,5 @@
-"""``{% importmap %}``: hashed URLs for the ES modules' relative imports (see jassweb/staticfiles.py); ``{% javascript_catalog %}``: their translations."""
+"""``{% importmap %}``: hashed URLs for the ES modules' relative imports (see jassweb/staticfiles.py);
+``{% javascript_catalog %}``: the script with their translations (jassweb/jsi18n.py)."""
 
 from __future__ import annotations
 
