@@ -38,3 +38,13 @@ export function interpolate(text, values, named = false) {
 
 /** The page's language code ("de", "fr", "it", "en"), as the server chose it. */
 export const LANGUAGE = document.documentElement.lang || "en";
+
+/** A share (0..100) as a percentage in the page's language: "97.5%", "97,5 %". */
+export function formatPercent(value, digits = 1) {
+  const options = { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits };
+  try {
+    return new Intl.NumberFormat(LANGUAGE, options).format(value / 100);
+  } catch {
+    return new Intl.NumberFormat("en", options).format(value / 100); // a language tag Intl does not know
+  }
+}

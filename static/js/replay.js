@@ -4,7 +4,7 @@
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
 import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultKindText } from "./faults.js";
-import { gettext, interpolate, pgettext } from "./i18n.js";
+import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
 import { weisKind } from "./weis.js";
 
 const data = jsonFromScript("replay-data");
@@ -377,7 +377,7 @@ function accuracyList() {
   return h("ul", { class: "an-accuracy", "data-testid": "accuracy" }, [0, 1, 2, 3].map((seat) => {
     const value = analysis.accuracy ? analysis.accuracy[seat] : null;
     return h("li", { "data-testid": "accuracy-seat", "data-seat": seat },
-      `${who(seat)}: `, h("strong", {}, value === null || value === undefined ? "–" : `${value.toFixed(1)}%`));
+      `${who(seat)}: `, h("strong", {}, value === null || value === undefined ? "–" : formatPercent(value)));
   }));
 }
 
