@@ -25,9 +25,7 @@ from django.views.i18n import JavaScriptCatalog
 CATALOGUE_SECONDS = 24 * 3600
 
 
-@cache
-def catalogue_version() -> str:
-    """A short digest of every compiled ``djangojs.mo`` under LOCALE_PATHS (changes with the translations)."""
+def _digest() -> str:
     digest = hashlib.sha256()
     for folder in settings.LOCALE_PATHS:
         for path in sorted(Path(folder).glob("*/LC_MESSAGES/djangojs.mo")):
@@ -36,14 +34,25 @@ def catalogue_version() -> str:
     return digest.hexdigest()[:12]
 
 
+_cached_digest = cache(_digest)
+
+
+def catalogue_version() -> str:
+    """A short digest of every compiled ``djangojs.mo`` under LOCALE_PATHS (changes with the translations).
+
+    Read once per process; in DEBUG at every page, so that a ``compilemessages`` shows at once.
+    """
+    return _digest() if settings.DEBUG else _cached_digest()
+
+
 @cache
-def _cached_catalogue():
-    return cache_page(CATALOGUE_SECONDS, key_prefix=f"jsi18n-{catalogue_version()}")(JavaScriptCatalog.as_view())
+def _cached_catalogue(version: str):
+    return cache_page(CATALOGUE_SECONDS, key_prefix=f"jsi18n-{version}")(JavaScriptCatalog.as_view())
 
 
 def javascript_catalog(request: HttpRequest) -> HttpResponse:
     """``JavaScriptCatalog`` for the active language, cached for a day on the server and in the browser."""
-    return _cached_catalogue()(request)
+    return _cached_catalogue(catalogue_version())(request)
 
 
 def catalogue_script() -> SafeString:
