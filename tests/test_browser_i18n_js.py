@@ -1,6 +1,6 @@
-"""The front end in German and French: no English string of static/js on the lobby, table, replay and rules pages.
+"""German, French and Italian pages: no English string of static/js on the lobby, table, replay and rules pages.
 
-A browser whose language is German (then French) plays a Weis table with three rule bots to its end
+A browser whose language is German (then French, then Italian) plays a Weis table with three rule bots to its end
 (declaring Weis, announcing Stöck, reading a round's summary), opens its replay and steps through it,
 and looks at the lobby and the rules page. Every text, aria-label, title and placeholder that the
 modules write into a page (a MutationObserver records them from the moment the server's HTML is
@@ -177,8 +177,11 @@ def play_to_the_end(page: Page) -> set[str]:
     return moments
 
 
-@pytest.mark.parametrize(("locale", "language", "nickname"), [("de-CH", "de", "Vreni"), ("fr-CH", "fr", "Josiane")])
-def test_the_german_and_french_pages_show_no_english_string_of_the_modules(
+LANGUAGES = [("de-CH", "de", "Vreni"), ("fr-CH", "fr", "Josiane"), ("it-CH", "it", "Gianni")]
+
+
+@pytest.mark.parametrize(("locale", "language", "nickname"), LANGUAGES)
+def test_the_german_french_and_italian_pages_show_no_english_string_of_the_modules(
     served, open_page, locale, language, nickname
 ):
     env = served[1]
