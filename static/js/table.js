@@ -542,13 +542,21 @@ function renderTrump() {
     return;
   }
   const factor = g.multipliers ? g.multipliers[g.trump] : 1;
-  const by = g.pushed
-    ? interpolate(gettext("%(declarer)s chose after %(forehand)s pushed"), { declarer: who(g.declarer), forehand: who(g.forehand) }, true)
-    : interpolate(gettext("declared by %(name)s"), { name: who(g.declarer) }, true);
-  const compass = (seat) => (seat === mySeat() ? gettext("you") : SEAT_NAMES[seat]);
-  const byShort = g.pushed
-    ? interpolate(gettext("by %(name)s, pushed"), { name: compass(g.declarer) }, true)
-    : interpolate(gettext("by %(name)s"), { name: compass(g.declarer) }, true);
+  // "You" is not a name in every language ("von dir", not "von Du"): the viewer's own moves have their own words.
+  const me = mySeat();
+  let by;
+  if (!g.pushed) {
+    by = g.declarer === me ? gettext("declared by you") : interpolate(gettext("declared by %(name)s"), { name: who(g.declarer) }, true);
+  } else if (g.declarer === me) {
+    by = interpolate(gettext("You chose after %(name)s pushed"), { name: who(g.forehand) }, true);
+  } else if (g.forehand === me) {
+    by = interpolate(gettext("%(name)s chose after you pushed"), { name: who(g.declarer) }, true);
+  } else {
+    by = interpolate(gettext("%(declarer)s chose after %(forehand)s pushed"), { declarer: who(g.declarer), forehand: who(g.forehand) }, true);
+  }
+  const byShort = g.declarer === me
+    ? (g.pushed ? gettext("by you, pushed") : gettext("by you"))
+    : interpolate(g.pushed ? gettext("by %(name)s, pushed") : gettext("by %(name)s"), { name: SEAT_NAMES[g.declarer] }, true);
   ui.trump.hidden = false;
   ui.trump.replaceChildren(
     h("span", { class: "trump-badge-title" }, gettext("Trump")),
@@ -834,7 +842,8 @@ function renderCenter() {
       const chooser = g.player;
       parts.push(h("p", { class: "center-note" }, chooser === mySeat() ? gettext("You choose trump")
         : interpolate(gettext("%(name)s is choosing trump"), { name: who(chooser) }, true),
-      g.forehand !== chooser ? ` (${interpolate(gettext("%(name)s pushed"), { name: who(g.forehand) }, true)})` : "", "…"));
+      g.forehand === chooser ? "" : ` (${g.forehand === mySeat() ? gettext("you pushed")
+        : interpolate(gettext("%(name)s pushed"), { name: who(g.forehand) }, true)})`, "…"));
     }
   } else if (g.trick.length === 0 && !linger && !pending && g.player === mySeat()) {
     parts.push(h("p", { class: "center-note center-note-soft" }, gettext("Your lead")));
@@ -1021,7 +1030,9 @@ function renderLastTrick() {
         cardElement(card, { className: "card-small" }),
         h("span", { class: "last-trick-seat", title: seatName(seat) }, seat === mySeat() ? gettext("You") : SEAT_NAMES[seat])))),
     h("p", { class: "last-trick-caption", "data-testid": "last-trick-caption" },
-      interpolate(gettext("Won by %(name)s · %(points)s points"), { name: who(trick.winner), points: trick.points }, true) + earlier));
+      (trick.winner === mySeat()
+        ? interpolate(gettext("Won by you · %(points)s points"), { points: trick.points }, true)
+        : interpolate(gettext("Won by %(name)s · %(points)s points"), { name: who(trick.winner), points: trick.points }, true)) + earlier));
 }
 
 ui.lastTrickToggle.addEventListener("click", () => {
@@ -1163,14 +1174,15 @@ function renderVote() {
   }
   voteTimer = setTimeout(renderVote, Math.min(left + 50, 2 ** 31 - 1));
   const me = view.you.game_seat;
-  const asker = vote.by === me ? gettext("You") : vote.by_name;
   const waiting = vote.voters.filter((s) => !vote.agreed.includes(s));
   const parts = [];
   if (vote.refused_by !== null && vote.refused_by !== undefined) {
     parts.push(h("p", { class: "vote-text" },
-      interpolate(gettext("%(name)s refused to abandon the game: it goes on."), { name: gameWho(vote.refused_by) }, true)));
+      vote.refused_by === me ? gettext("You refused to abandon the game: it goes on.")
+        : interpolate(gettext("%(name)s refused to abandon the game: it goes on."), { name: gameWho(vote.refused_by) }, true)));
   } else {
-    parts.push(h("p", { class: "vote-text" }, interpolate(gettext("%(name)s asked to abandon the game."), { name: asker }, true),
+    parts.push(h("p", { class: "vote-text" }, vote.by === me ? gettext("You asked to abandon the game.")
+      : interpolate(gettext("%(name)s asked to abandon the game."), { name: vote.by_name }, true),
       vote.agreed.length ? ` ${interpolate(gettext("Agreed: %(names)s."), { names: vote.agreed.map(gameWho).join(", ") }, true)}` : "",
       waiting.length ? ` ${interpolate(gettext("Waiting for %(names)s"), { names: waiting.map(gameWho).join(", ") }, true)}` : "",
       ` (${interpolate(gettext("lapses in %(seconds)s s"), { seconds: Math.ceil(left / 1000) }, true)}).`));
