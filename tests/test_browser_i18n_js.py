@@ -94,8 +94,9 @@ def english_patterns(language: str) -> list[tuple[str, re.Pattern[str]]]:
 
 def untranslated(page: Page, language: str, *, at_least: int = 10) -> list[tuple[str, str]]:
     """The recorded texts of ``page`` (whole, and each " · " part) that are an English msgid."""
+    # The recorder sees the modules at work (the lobby's list comes a moment after its socket opens).
+    page.wait_for_function("n => window.__jsTexts.size >= n", arg=at_least)
     texts = page.evaluate("() => [...window.__jsTexts]")
-    assert len(texts) >= at_least, texts  # the recorder saw the modules at work
     patterns = english_patterns(language)
     found = []
     for text in texts:
