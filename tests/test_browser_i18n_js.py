@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser_helpers import LEGAL_CARDS, TRUMP_CHOOSER, shown_seq, wait_for_seq_after
+from tests.browser_helpers import LEGAL_CARDS, TRUMP_CHOOSER, screenshot, shown_seq, wait_for_seq_after
 from tests.server_helpers import running_server
 from tests.test_browser_weis import in_server, weis_deal
 from tests.test_jsi18n import read_po
@@ -145,7 +145,7 @@ def next_moment(page: Page) -> str:
     return "card"
 
 
-def play_to_the_end(page: Page) -> set[str]:
+def play_to_the_end(page: Page, language: str) -> set[str]:
     """Play the person's seat to the game's end: Weis declared, Stöck announced, summaries read."""
     moments = set()
     while (moment := next_moment(page)) != "over":
@@ -154,6 +154,7 @@ def play_to_the_end(page: Page) -> set[str]:
         if moment == "trump":
             page.locator(f"{TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first.click()
         elif moment == "summary":
+            screenshot(page, f"i18n-{language}-summary")
             page.get_by_test_id("summary-continue").click()
             expect(page.get_by_test_id("round-summary")).to_be_hidden()
             continue
@@ -195,7 +196,7 @@ def test_the_german_french_and_italian_pages_show_no_english_string_of_the_modul
 
     page.goto(f"/tables/{started['table']}/")
     expect(page.get_by_test_id("weis-panel")).to_be_visible()
-    moments = play_to_the_end(page)
+    moments = play_to_the_end(page, language)
     assert {"trump", "card", "weis", "summary"} <= moments, moments
     expect(page.get_by_test_id("result")).to_be_visible()
     assert untranslated(page, language) == []
@@ -206,6 +207,7 @@ def test_the_german_french_and_italian_pages_show_no_english_string_of_the_modul
     for _ in range(6):  # through the end of the first trick: the Weis decided, a trick won
         page.locator("#go-next").click()
     expect(page.get_by_test_id("replay-weis")).to_be_visible()
+    screenshot(page, f"i18n-{language}-replay")
     rounds = page.locator("#round-select option")
     page.locator("#round-select").select_option(index=rounds.count() - 1)  # another round's Weis and pairs
     assert untranslated(page, language) == []
