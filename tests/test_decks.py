@@ -96,7 +96,10 @@ def _js_object(name: str) -> dict:
     text = CARDS_JS.read_text()
     start = text.index(f"export const {name} = ") + len(f"export const {name} = ")
     end = text.index("\n};\n", start) + 2
-    literal = re.sub(r"([{,]\s*)(\w+):", r'\1"\2":', text[start:end])
+    # The words are wrapped in the translation functions of static/js/i18n.js, with "%(name)s" fields.
+    literal = re.sub(r'\b(?:gettext|pgettext)\((?:"[^"]*",\s*)?("[^"]*")\)', r"\1", text[start:end])
+    literal = re.sub(r"%\((\w+)\)s", r"{\1}", literal)
+    literal = re.sub(r"([{,]\s*)(\w+):", r'\1"\2":', literal)
     return json.loads(re.sub(r",(\s*[}\]])", r"\1", literal))
 
 

@@ -1,10 +1,12 @@
-"""``{% importmap %}``: hashed URLs for the ES modules' relative imports (see jassweb/staticfiles.py)."""
+"""``{% importmap %}``: hashed URLs for the ES modules' relative imports (see jassweb/staticfiles.py);
+``{% javascript_catalog %}``: the script with their translations (jassweb/jsi18n.py)."""
 
 from __future__ import annotations
 
 from django import template
 from django.utils.safestring import SafeString
 
+from jassweb.jsi18n import catalogue_script
 from jassweb.staticfiles import importmap as _importmap
 
 register = template.Library()
@@ -13,3 +15,9 @@ register = template.Library()
 @register.simple_tag
 def importmap() -> SafeString:
     return _importmap()
+
+
+@register.simple_tag
+def javascript_catalog() -> SafeString:
+    """The script defining ``window.django``, the front end's translations (jassweb/jsi18n.py)."""
+    return catalogue_script()

@@ -5,40 +5,48 @@
 // games/decks.py holds the server's copy of DECK_STRINGS and of the card markup.
 
 import { h } from "./dom.js";
+import { gettext, interpolate, pgettext } from "./i18n.js";
 
-/** Every word a deck puts on the screen (English for now; the translation pass finds them here). */
+/**
+ * Every word a deck puts on the screen, in the page's language (static/js/i18n.js). The Swiss suits
+ * (Schellen, Rosen, Schilten, Eicheln) and the Swiss court cards Ober, Under and Banner are proper
+ * names in every language. Names are filled into a card's name with interpolate ("%(rank)s").
+ */
 export const DECK_STRINGS = {
   french: {
-    label: "French",
-    suits: { D: "Diamonds", H: "Hearts", S: "Spades", C: "Clubs" },
+    label: pgettext("deck", "French"),
+    suits: { D: pgettext("suit", "Diamonds"), H: pgettext("suit", "Hearts"), S: pgettext("suit", "Spades"), C: pgettext("suit", "Clubs") },
     symbols: { D: "♦", H: "♥", S: "♠", C: "♣" },
-    ranks: { A: "Ace", K: "King", Q: "Queen", J: "Jack", 10: "Ten", 9: "Nine", 8: "Eight", 7: "Seven", 6: "Six" },
+    ranks: {
+      A: pgettext("rank", "Ace"), K: pgettext("rank", "King"), Q: pgettext("rank", "Queen"), J: pgettext("rank", "Jack"),
+      10: pgettext("rank", "Ten"), 9: pgettext("rank", "Nine"), 8: pgettext("rank", "Eight"), 7: pgettext("rank", "Seven"), 6: pgettext("rank", "Six"),
+    },
     indices: { A: "A", K: "K", Q: "Q", J: "J", 10: "10", 9: "9", 8: "8", 7: "7", 6: "6" },
-    card: "{rank} of {suit}",
+    card: pgettext("card name: French deck", "%(rank)s of %(suit)s"),
   },
   swiss: {
-    label: "Swiss-German",
+    label: pgettext("deck", "Swiss-German"),
     suits: { D: "Schellen", H: "Rosen", S: "Schilten", C: "Eicheln" },
     symbols: {},
-    ranks: { A: "Ass", K: "König", Q: "Ober", J: "Under", 10: "Banner", 9: "9", 8: "8", 7: "7", 6: "6" },
+    ranks: { A: pgettext("Swiss-German rank", "Ass"), K: pgettext("Swiss-German rank", "König"), Q: "Ober", J: "Under", 10: "Banner", 9: "9", 8: "8", 7: "7", 6: "6" },
     indices: { A: "A", K: "K", Q: "O", J: "U", 10: "10", 9: "9", 8: "8", 7: "7", 6: "6" },
-    card: "{suit} {rank}",
+    card: pgettext("card name: Swiss-German deck", "%(suit)s %(rank)s"),
   },
 };
 
-/** Why a card may not be played ({suit}: a suit in running text, {card}: a card in running text). */
+/** Why a card may not be played (%(suit)s: a suit in running text, %(card)s: a card in running text). */
 export const REASON_STRINGS = {
-  follow: "You must follow {suit}",
-  follow_trump: "Trump {suit} was led: you must follow it",
-  under_trump: "No under-trumping: the {card} in the trick is higher",
-  absent: "You do not hold {card}",
-  unknown: "You may not play this card now",
+  follow: gettext("You must follow %(suit)s"),
+  follow_trump: gettext("Trump %(suit)s was led: you must follow it"),
+  under_trump: gettext("No under-trumping: the %(card)s in the trick is higher"),
+  absent: gettext("You do not hold %(card)s"),
+  unknown: gettext("You may not play this card now"),
 };
 
 const TRUMP_STRINGS = {
-  4: { symbol: "⬇", name: "Obe-Abe", hint: "top down: Ace high" },
-  5: { symbol: "⬆", name: "Une-Ufe", hint: "bottom up: Six high" },
-  10: { symbol: "↪", name: "Push", hint: "let your partner choose" },
+  4: { symbol: "⬇", name: pgettext("trump", "Obe-Abe"), hint: gettext("top down: Ace high") },
+  5: { symbol: "⬆", name: pgettext("trump", "Une-Ufe"), hint: gettext("bottom up: Six high") },
+  10: { symbol: "↪", name: pgettext("trump", "Push"), hint: gettext("let your partner choose") },
 };
 
 const SUIT_LETTERS = "DHSC";
@@ -48,9 +56,9 @@ export const DECK = document.documentElement.dataset.deck === "swiss" ? "swiss" 
 const words = DECK_STRINGS[DECK];
 const SPRITE = document.documentElement.dataset.cardSprite || "/static/cards/swiss.svg";
 
-/** Fill "{name}" fields of a string from `values`. */
+/** Fill "%(name)s" fields of a (translated) string from `values`. */
 export function format(template, values) {
-  return template.replace(/\{(\w+)\}/g, (all, key) => (key in values ? String(values[key]) : all));
+  return interpolate(template, values, true);
 }
 
 /** Suits by letter: name (deck's) and symbol (French text symbol, for code that needs a character). */
@@ -223,7 +231,7 @@ export function trumpMark(trump) {
 /** A trump's symbol and name as inline elements. */
 export function trumpLabel(trump) {
   const t = TRUMPS[trump];
-  if (!t) return h("span", { class: "trump-label muted" }, "not chosen yet");
+  if (!t) return h("span", { class: "trump-label muted" }, gettext("not chosen yet"));
   return h("span", { class: `trump-label${t.suit ? ` suit-${t.suit}` : ""}` },
     h("span", { class: "trump-symbol", "aria-hidden": "true" }, trumpMark(trump)), " ", t.name);
 }

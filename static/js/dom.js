@@ -1,5 +1,7 @@
 // A tiny DOM builder: h("button", {class: "x", onclick: fn}, "text", child) — no innerHTML, so no escaping bugs.
 
+import { pgettext } from "./i18n.js";
+
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -26,7 +28,7 @@ function append(node, children) {
   }
 }
 
-export const SEAT_NAMES = ["North", "East", "South", "West"];
+export const SEAT_NAMES = [pgettext("seat", "North"), pgettext("seat", "East"), pgettext("seat", "South"), pgettext("seat", "West")];
 
 export function jsonFromScript(id) {
   const script = document.getElementById(id);

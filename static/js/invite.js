@@ -3,15 +3,16 @@
 
 import { h, SEAT_NAMES } from "./dom.js";
 import { faultKindText, latencyText } from "./faults.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const SERVER_GRACE_MS = 5000; // beyond the bot's own timeout, for the server's reply to arrive
 const SEAT_REPLY_MS = 10000;
 
-const DIALECT_NAMES = { spec: "HSLU spec paths", "jass-kit": "jass-kit paths" };
+const DIALECT_NAMES = { spec: gettext("HSLU spec paths"), "jass-kit": gettext("jass-kit paths") };
 const PATH_HINTS = {
-  auto: "Tries the spec's URL/select_trump first and jass-kit's URL/action_trump if that is not found.",
-  spec: "Requests go to URL/select_trump, URL/play_card and URL/game_info.",
-  "jass-kit": "Requests go to URL/action_trump, URL/action_play_card and URL/game_info: jass-kit serves a player at http://host:port/name.",
+  auto: gettext("Tries the spec's URL/select_trump first and jass-kit's URL/action_trump if that is not found."),
+  spec: gettext("Requests go to URL/select_trump, URL/play_card and URL/game_info."),
+  "jass-kit": gettext("Requests go to URL/action_trump, URL/action_play_card and URL/game_info: jass-kit serves a player at http://host:port/name."),
 };
 // Refusals that concern the URL: shown next to the URL field.
 const URL_ERRORS = new Set(["bot_url_refused", "bad_bot_url"]);
@@ -99,7 +100,7 @@ export class InviteDialog {
     this.seated = false;
     this.taken = false;
     this.seatLabel.textContent = SEAT_NAMES[seat];
-    this.seatButton.setAttribute("aria-label", `Seat bot at ${SEAT_NAMES[seat]}`);
+    this.seatButton.setAttribute("aria-label", interpolate(gettext("Seat bot at %(seat)s"), { seat: SEAT_NAMES[seat] }, true));
     this.settle();
     this.formChanged();
     this.dialog.showModal();
@@ -117,7 +118,7 @@ export class InviteDialog {
     this.result.replaceChildren();
     this.showUrlError(null);
     this.showPaths();
-    this.name.placeholder = defaultBotName(this.url.value) || "e.g. Trumpfi";
+    this.name.placeholder = defaultBotName(this.url.value) || gettext("e.g. Trumpfi");
   }
 
   showPaths() {
@@ -135,7 +136,7 @@ export class InviteDialog {
   urlValue() {
     const url = this.url.value.trim();
     if (!url) {
-      this.showUrlError("Enter the bot's URL, e.g. http://bots.example.org:5001/mybot.");
+      this.showUrlError(gettext("Enter the bot's URL, e.g. http://bots.example.org:5001/mybot."));
       this.url.focus();
       return null;
     }
@@ -151,7 +152,7 @@ export class InviteDialog {
     this.result.hidden = false;
     this.result.className = "invite-result invite-result-busy";
     this.result.replaceChildren(h("p", { class: "invite-verdict" },
-      h("span", { class: "spinner", "aria-hidden": "true" }), ` Testing… the bot has up to ${seconds} s to answer.`));
+      h("span", { class: "spinner", "aria-hidden": "true" }), ` ${interpolate(gettext("Testing… the bot has up to %(seconds)s s to answer."), { seconds }, true)}`));
   }
 
   seatBot() {
@@ -170,14 +171,14 @@ export class InviteDialog {
     this.showUrlError(null);
     this.requestId = `invite-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
     if (!this.send({ ...message, id: this.requestId })) {
-      this.showResult(false, [h("p", { class: "invite-verdict" }, "Not connected right now: reconnecting, try again in a moment.")]);
+      this.showResult(false, [h("p", { class: "invite-verdict" }, gettext("Not connected right now: reconnecting, try again in a moment."))]);
       return false;
     }
     this.awaiting = kind;
     this.busy(true);
     this.timer = setTimeout(() => {
       this.settle();
-      this.showResult(false, [h("p", { class: "invite-verdict" }, "No reply from the server. Try again.")]);
+      this.showResult(false, [h("p", { class: "invite-verdict" }, gettext("No reply from the server. Try again."))]);
     }, waitMs);
     return true;
   }
@@ -194,8 +195,8 @@ export class InviteDialog {
     // aria-disabled, not disabled: a disabled button would lose the keyboard focus.
     this.testButton.setAttribute("aria-disabled", String(on));
     this.seatButton.setAttribute("aria-disabled", String(on || this.taken));
-    this.testButton.textContent = on && this.awaiting === "test" ? "Testing…" : "Test";
-    this.seatButton.textContent = on && this.awaiting === "seat" ? "Seating…" : "Seat bot";
+    this.testButton.textContent = on && this.awaiting === "test" ? gettext("Testing…") : gettext("Test");
+    this.seatButton.textContent = on && this.awaiting === "seat" ? gettext("Seating…") : gettext("Seat bot");
     this.form.setAttribute("aria-busy", String(on));
   }
 
@@ -236,24 +237,24 @@ export class InviteDialog {
     if (reply.ok) {
       this.showResult(true, [
         h("p", { class: "invite-verdict", "data-testid": "invite-verdict" },
-          h("span", { class: "verdict-mark", "aria-hidden": "true" }, "✓"), " The bot answered"),
+          h("span", { class: "verdict-mark", "aria-hidden": "true" }, "✓"), ` ${gettext("The bot answered")}`),
         h("dl", { class: "facts invite-facts" },
-          fact("Answer", reply.answer, "invite-answer"),
-          fact(chosen === "auto" ? "Detected" : "Dialect", reply.dialect, "invite-dialect"),
-          fact("Time", latencyText(reply.latency_ms), "invite-latency"),
-          fact("URL", reply.url, "invite-url-used")),
-        h("p", { class: "hint" }, `Seat bot uses the ${dialectName}.`),
+          fact(gettext("Answer"), reply.answer, "invite-answer"),
+          fact(chosen === "auto" ? gettext("Detected") : gettext("Dialect"), reply.dialect, "invite-dialect"),
+          fact(gettext("Time"), latencyText(reply.latency_ms), "invite-latency"),
+          fact(gettext("URL"), reply.url, "invite-url-used")),
+        h("p", { class: "hint" }, interpolate(gettext("Seat bot uses the %(dialect)s."), { dialect: dialectName }, true)),
       ]);
     } else {
       this.showResult(false, [
         h("p", { class: "invite-verdict", "data-testid": "invite-verdict" },
-          h("span", { class: "verdict-mark", "aria-hidden": "true" }, "✗"), " No usable answer: ", faultKindText(reply.fault_kind)),
+          h("span", { class: "verdict-mark", "aria-hidden": "true" }, "✗"), ` ${gettext("No usable answer:")} `, faultKindText(reply.fault_kind)),
         h("dl", { class: "facts invite-facts" },
-          fact("Problem", sentence(reply.answer), "invite-answer"),
-          fact("Tried", reply.dialect, "invite-dialect"),
-          fact("Time", latencyText(reply.latency_ms), "invite-latency"),
-          fact("URL", reply.url, "invite-url-used")),
-        h("p", { class: "hint" }, "You may still seat it: each missing or bad answer becomes a random legal move."),
+          fact(gettext("Problem"), sentence(reply.answer), "invite-answer"),
+          fact(gettext("Tried"), reply.dialect, "invite-dialect"),
+          fact(gettext("Time"), latencyText(reply.latency_ms), "invite-latency"),
+          fact(gettext("URL"), reply.url, "invite-url-used")),
+        h("p", { class: "hint" }, gettext("You may still seat it: each missing or bad answer becomes a random legal move.")),
       ]);
     }
   }
@@ -276,7 +277,7 @@ export class InviteDialog {
     } else if (seat && seat.kind === "human" && !this.awaiting && !this.taken) {
       this.taken = true;
       this.busy(false);
-      this.showResult(false, [h("p", { class: "invite-verdict" }, `${seat.name} has just taken ${SEAT_NAMES[this.seat]}.`)]);
+      this.showResult(false, [h("p", { class: "invite-verdict" }, interpolate(gettext("%(name)s has just taken %(seat)s."), { name: seat.name, seat: SEAT_NAMES[this.seat] }, true))]);
     }
   }
 }

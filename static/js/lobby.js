@@ -2,6 +2,7 @@
 
 import { csrfToken, postForm } from "./csrf.js";
 import { h, SEAT_NAMES } from "./dom.js";
+import { gettext, interpolate, ngettext } from "./i18n.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const list = document.getElementById("lobby-tables");
@@ -44,9 +45,9 @@ list.addEventListener("submit", async (event) => {
     // Refused: the server redirected back here with its reason as a message.
     const page = new DOMParser().parseFromString(await response.text(), "text/html");
     const reasons = [...page.querySelectorAll(".message")].map((m) => m.textContent.trim());
-    showMessages(reasons.length ? reasons : [`That did not work (${response.status}). Reload the page and try again.`]);
+    showMessages(reasons.length ? reasons : [interpolate(gettext("That did not work (%(status)s). Reload the page and try again."), { status: response.status }, true)]);
   } catch {
-    showMessages(["Could not reach the server. Check your connection and try again."]);
+    showMessages([gettext("Could not reach the server. Check your connection and try again.")]);
   }
   for (const button of form.querySelectorAll("button")) button.disabled = false;
 });
@@ -63,9 +64,11 @@ function showMessages(texts) {
 // -- the live table list -----------------------------------------------------------
 
 function lengthText(t) {
-  const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  const weis = t.weis ? `${length} · Weis & Stöck` : length;
-  return weis + (t.multipliers ? " · multipliers" : "") + (t.rated ? " · rated" : "");
+  const length = t.mode === "fair"
+    ? interpolate(ngettext("Fair · %(count)s round", "Fair · %(count)s rounds", t.round_count), { count: t.round_count }, true)
+    : interpolate(gettext("Standard · to %(target)s"), { target: t.target }, true);
+  const weis = t.weis ? `${length} · ${gettext("Weis & Stöck")}` : length;
+  return weis + (t.multipliers ? ` · ${gettext("multipliers")}` : "") + (t.rated ? ` · ${gettext("rated")}` : "");
 }
 
 function seatItem(t, s) {
@@ -74,34 +77,40 @@ function seatItem(t, s) {
     h("span", { class: "lobby-seat-label" }, label), " ");
   if (s.kind !== "empty") {
     item.append(h("span", { class: "lobby-seat-name" }, s.name));
-    if (s.kind === "bot") item.append(" ", h("span", { class: "badge badge-bot" }, "bot"));
+    if (s.kind === "bot") item.append(" ", h("span", { class: "badge badge-bot" }, gettext("bot")));
     if (s.kind === "remote") {
-      item.append(" ", h("span", { class: "badge badge-remote", title: `A bot at ${s.remote_url}, HSLU interface` }, "HSLU"));
+      item.append(" ", h("span", { class: "badge badge-remote", title: interpolate(gettext("A bot at %(url)s, HSLU interface"), { url: s.remote_url }, true) }, "HSLU"));
     }
-    if (playerId !== null && s.player_id === playerId) item.append(" ", h("span", { class: "badge badge-you" }, "you"));
+    if (playerId !== null && s.player_id === playerId) item.append(" ", h("span", { class: "badge badge-you" }, gettext("you")));
     return item;
   }
   if (playerId === null || t.status === "running") {
-    item.append(h("span", { class: "lobby-seat-name muted" }, "empty"));
+    item.append(h("span", { class: "lobby-seat-name muted" }, gettext("empty")));
     return item;
   }
   const action = `/tables/${t.id}/seat/`;
   const hidden = (name, value) => h("input", { type: "hidden", name, value });
   const token = hidden("csrfmiddlewaretoken", csrfToken());
-  const select = h("select", { name: "bot", "aria-label": `Bot for ${label}` });
+  const select = h("select", { name: "bot", "aria-label": interpolate(gettext("Bot for %(seat)s"), { seat: label }, true) });
   select.append(botOptions.content.cloneNode(true));
   const actions = h("span", { class: "lobby-seat-actions" },
     h("form", { method: "post", action, "data-seat-form": true },
       token, hidden("seat", s.position),
       h("button", { type: "submit", name: "action", value: "join", class: "button button-small",
-        "aria-label": `Sit here: ${label} at ${t.name}` }, "Sit here")));
+        "aria-label": interpolate(gettext("Sit here: %(seat)s at %(table)s"), { seat: label, table: t.name }, true) }, gettext("Sit here"))));
   if (t.managers.includes(playerId)) { // only the creator and seated players may add bots
     actions.append(h("form", { method: "post", action, "data-seat-form": true, class: "add-bot-form" },
       token.cloneNode(), hidden("seat", s.position), hidden("action", "add_bot"), select,
-      h("button", { type: "submit", class: "button button-small button-quiet" }, "Add bot")));
+      h("button", { type: "submit", class: "button button-small button-quiet" }, gettext("Add bot"))));
   }
   item.append(actions);
   return item;
+}
+
+/** A table's status in words ("running" -> "Running"); a status unknown here is shown as it comes. */
+function statusText(status) {
+  const words = { waiting: gettext("Waiting"), running: gettext("Running"), finished: gettext("Finished"), abandoned: gettext("Abandoned") };
+  return words[status] || status[0].toUpperCase() + status.slice(1);
 }
 
 function tableItem(t) {
@@ -117,16 +126,16 @@ function tableItem(t) {
   return h("li", { class: "lobby-table", "data-testid": "lobby-table", "data-table-id": t.id, ...facts },
     h("div", { class: "lobby-table-head" },
       h("h3", { class: "lobby-table-name" }, h("a", { href: url }, t.name)),
-      h("span", { class: `status status-${t.status}` }, t.status[0].toUpperCase() + t.status.slice(1))),
+      h("span", { class: `status status-${t.status}` }, statusText(t.status))),
     h("p", { class: "lobby-table-meta" }, lengthText(t)),
-    h("ul", { class: "lobby-seats", "aria-label": "Seats" }, t.seats.map((s) => seatItem(t, s))),
+    h("ul", { class: "lobby-seats", "aria-label": gettext("Seats") }, t.seats.map((s) => seatItem(t, s))),
     h("div", { class: "lobby-table-foot" },
       t.points
-        ? h("p", { class: "lobby-scores", "aria-label": "Scores" },
-          "North & South ", h("strong", {}, t.points[0]), " : ", h("strong", {}, t.points[1]), " East & West")
+        ? h("p", { class: "lobby-scores", "aria-label": gettext("Scores") },
+          `${gettext("North & South")} `, h("strong", {}, t.points[0]), " : ", h("strong", {}, t.points[1]), ` ${gettext("East & West")}`)
         : h("span"),
       h("a", { class: "button button-small button-quiet", href: url },
-        seated || t.status !== "running" ? "Open" : "Watch")));
+        seated || t.status !== "running" ? gettext("Open") : gettext("Watch"))));
 }
 
 let deferred = null; // tables that arrived while a bot choice was open
@@ -143,7 +152,7 @@ function renderTables(tables) {
   }
   deferred = null;
   if (tables.length === 0) {
-    list.replaceChildren(h("li", { class: "empty-note" }, "No tables yet. Open one and add some bots."));
+    list.replaceChildren(h("li", { class: "empty-note" }, gettext("No tables yet. Open one and add some bots.")));
   } else {
     list.replaceChildren(...tables.map(tableItem));
   }
@@ -190,7 +199,7 @@ setInterval(applyFilter, 30_000);
 
 function setLive(status) {
   live.dataset.live = String(status === "open");
-  live.querySelector(".live-text").textContent = status === "open" ? "live" : "reconnecting…";
+  live.querySelector(".live-text").textContent = status === "open" ? gettext("live") : gettext("reconnecting…");
 }
 
 new ReconnectingSocket("/ws/lobby/", {

@@ -3,12 +3,16 @@
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
 import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { faultKindText } from "./faults.js";
+import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
 import { weisKind } from "./weis.js";
 
 const data = jsonFromScript("replay-data");
 const app = document.getElementById("replay");
 const POSITIONS = { 0: "top", 3: "left", 1: "right", 2: "bottom" };
-const TEAM_NAMES = ["North & South", "East & West"];
+const TEAM_NAMES = [gettext("North & South"), gettext("East & West")];
+const NS = gettext("N/S");
+const EW = gettext("E/W");
 
 const ui = {
   felt: document.getElementById("replay-felt"),
@@ -47,7 +51,7 @@ function signed(n) {
 
 // Fair pair scores are told from one side: the viewer's team if they played the game, else North & South.
 const viewer = data.viewer || { seat: null, team: 0 };
-const viewerSide = viewer.seat === null ? TEAM_NAMES[viewer.team] : "you";
+const viewerSide = viewer.seat === null ? TEAM_NAMES[viewer.team] : gettext("you");
 
 function pairScore(scores) {
   // "you +23" / "North & South -12": what the viewer's team made with a pair's hands minus the other team's.
@@ -122,10 +126,12 @@ function handsAt(rnd, card) {
 
 function seatTags(rnd, seat) {
   const tags = [];
-  if (rnd.dealer === seat) tags.push(h("span", { class: "rp-tag", title: "Dealer" }, "Dealer"));
-  if (rnd.forehand === seat) tags.push(h("span", { class: "rp-tag", title: "Forehand: declares or pushes, leads first" }, rnd.pushed ? "Pushed" : "Forehand"));
+  if (rnd.dealer === seat) tags.push(h("span", { class: "rp-tag", title: gettext("Dealer") }, gettext("Dealer")));
+  if (rnd.forehand === seat) tags.push(h("span", { class: "rp-tag", title: gettext("Forehand: declares or pushes, leads first") },
+    rnd.pushed ? gettext("Pushed") : gettext("Forehand")));
   if (rnd.declarer === seat) {
-    tags.push(h("span", { class: "rp-tag rp-tag-trump", title: `Chose ${TRUMPS[rnd.trump].name}` }, "Trump: ", trumpMark(rnd.trump)));
+    tags.push(h("span", { class: "rp-tag rp-tag-trump", title: interpolate(gettext("Chose %(trump)s"), { trump: TRUMPS[rnd.trump].name }, true) },
+      `${gettext("Trump")}: `, trumpMark(rnd.trump)));
   }
   return tags;
 }
@@ -136,7 +142,8 @@ function renderSeat(rnd, seat, hands, toPlay) {
   const cards = sortHand(hands[seat], rnd.trump);
   const twin = rnd.pair
     ? h("span", { class: "rp-twin-hand", "data-testid": `twin-hand-${seat}` },
-      `${rnd.pair.original ? "Dealt again to" : "Dealt before to"} ${SEAT_NAMES[rnd.pair.seat_map[seat]]} in round ${rnd.pair.twin}`)
+      interpolate(rnd.pair.original ? gettext("Dealt again to %(seat)s in round %(round)s") : gettext("Dealt before to %(seat)s in round %(round)s"),
+        { seat: SEAT_NAMES[rnd.pair.seat_map[seat]], round: rnd.pair.twin }, true))
     : null;
   zone.classList.toggle("rp-seat-to-play", toPlay === seat);
   zone.dataset.team = String(seat % 2);
@@ -146,14 +153,14 @@ function renderSeat(rnd, seat, hands, toPlay) {
       h("span", { class: "rp-compass" }, SEAT_NAMES[seat]),
       h("strong", { class: "rp-name" }, playerName(seat)),
       player.kind === "bot" || player.kind === "remote"
-        ? h("span", { class: `badge ${player.kind === "remote" ? "badge-remote" : "badge-bot"}` }, player.kind === "remote" ? "HSLU" : "bot")
+        ? h("span", { class: `badge ${player.kind === "remote" ? "badge-remote" : "badge-bot"}` }, player.kind === "remote" ? "HSLU" : gettext("bot"))
         : null,
-      toPlay === seat ? h("span", { class: "rp-to-play" }, "to play") : null,
+      toPlay === seat ? h("span", { class: "rp-to-play" }, gettext("to play")) : null,
       ...seatTags(rnd, seat)),
     h("div", { class: "rp-hand", "data-testid": `hand-${seat}`, "data-count": cards.length, style: `--n: ${cards.length}` },
       cards.length
         ? cards.map((code) => cardElement(code, { className: "card-mini" }))
-        : h("span", { class: "rp-empty-hand" }, "no cards left")),
+        : h("span", { class: "rp-empty-hand" }, gettext("no cards left"))),
     twin,
   ].filter(Boolean));
 }
@@ -173,12 +180,12 @@ function renderCenter(rnd) {
   if (!trick) {
     const lines = [];
     if (rnd.trump < 0) {
-      lines.push(h("p", {}, "The game ended before a trump was chosen."));
+      lines.push(h("p", {}, gettext("The game ended before a trump was chosen.")));
     } else {
-      if (rnd.pushed) lines.push(h("p", {}, `${who(rnd.forehand)} pushed.`));
-      lines.push(h("p", { class: "rp-decision" }, `${who(rnd.declarer)} chose `, trumpLabel(rnd.trump),
+      if (rnd.pushed) lines.push(h("p", {}, interpolate(gettext("%(name)s pushed."), { name: who(rnd.forehand) }, true)));
+      lines.push(h("p", { class: "rp-decision" }, `${interpolate(gettext("%(name)s chose"), { name: who(rnd.declarer) }, true)} `, trumpLabel(rnd.trump),
         rnd.multiplier > 1 ? h("span", { class: "factor" }, ` ×${rnd.multiplier}`) : null));
-      lines.push(h("p", { class: "muted" }, `${who(rnd.forehand)} leads.`));
+      lines.push(h("p", { class: "muted" }, interpolate(gettext("%(name)s leads."), { name: who(rnd.forehand) }, true)));
     }
     ui.center.replaceChildren(h("div", { class: "rp-center-note", "data-testid": "decision" }, lines));
     return;
@@ -186,8 +193,8 @@ function renderCenter(rnd) {
   const slots = trick.cards.map((played) => h("div", { class: `trick-slot trick-${POSITIONS[played.seat]}` },
     cardElement(played.card, { className: trick.done && trick.done.winner === played.seat ? "card-winner" : "" })));
   const caption = trick.done
-    ? `Trick ${trick.number + 1}: ${who(trick.done.winner)} wins ${trick.done.points}`
-    : `Trick ${trick.number + 1}`;
+    ? interpolate(gettext("Trick %(number)s: %(name)s wins %(points)s"), { number: trick.number + 1, name: who(trick.done.winner), points: trick.done.points }, true)
+    : interpolate(gettext("Trick %(number)s"), { number: trick.number + 1 }, true);
   ui.center.replaceChildren(
     h("div", { class: "trick rp-trick", "data-cards": trick.cards.length }, slots),
     h("p", { class: "rp-trick-caption", "data-testid": "trick-caption" }, caption));
@@ -198,21 +205,21 @@ function factsList(entries) {
     h("dt", {}, term), h("dd", testid ? { "data-testid": testid } : {}, value)]));
 }
 
-const PAIR_SCORE_HINT = "The points a team made with a pair's hands minus the points the other team made with the same hands";
+const PAIR_SCORE_HINT = gettext("The points a team made with a pair's hands minus the points the other team made with the same hands");
 
 function pairsPanel() {
   // Every pair of a fair game, numbered in play order, each score from the viewer's side.
   if (!data.pairs.length) return null;
   const here = roundOf().pair;
-  const heading = viewerSide === "you" ? `you (${TEAM_NAMES[viewer.team]})` : viewerSide;
+  const heading = viewer.seat !== null ? `${viewerSide} (${TEAM_NAMES[viewer.team]})` : viewerSide;
   return h("section", { class: "panel panel-compact rp-pairs", "data-testid": "pair-scores" },
-    h("h2", { class: "panel-title" }, `Pair scores for ${heading}`),
+    h("h2", { class: "panel-title" }, interpolate(gettext("Pair scores for %(side)s"), { side: heading }, true)),
     h("p", { class: "hint" }, PAIR_SCORE_HINT, "."),
     h("ol", { class: "rp-pair-list" }, data.pairs.map((p) => h("li", {
       class: `rp-pair-row${here && here.number === p.number ? " rp-pair-here" : ""}`,
       "data-testid": "pair-score", "data-pair": p.number,
     },
-    h("span", {}, `Pair ${p.number} · rounds ${p.rounds[0]} & ${p.rounds[1]}`),
+    h("span", {}, interpolate(gettext("Pair %(number)s · rounds %(first)s & %(second)s"), { number: p.number, first: p.rounds[0], second: p.rounds[1] }, true)),
     h("strong", { class: "rp-pair-score" }, pairScore(p.scores))))));
 }
 
@@ -222,18 +229,19 @@ function renderSide(rnd) {
   const ended = at.card === rnd.cards.length && rnd.complete;
   const last = at.card > 0 ? rnd.cards[at.card - 1] : null;
   const facts = factsList([
-    ["Round", `${rnd.round} of ${data.mode === "fair" ? data.round_count : rounds.length}`],
-    ["Dealer", who(rnd.dealer)],
-    ["Trump", rnd.trump >= 0 ? h("span", {}, trumpLabel(rnd.trump), ` by ${SEAT_NAMES[rnd.declarer]}`, rnd.pushed ? ` (${SEAT_NAMES[rnd.forehand]} pushed)` : "") : "–"],
-    ["Round points", h("span", {}, `N/S ${running[0]} : ${running[1]} E/W`,
-      ended && rnd.match !== null ? h("strong", { class: "match-tag" }, ` Match for ${TEAM_NAMES[rnd.match]}!`) : null), "round-points"],
-    ["Game score", `N/S ${total[0]} : ${total[1]} E/W`, "game-score"],
+    [gettext("Round"), interpolate(gettext("%(round)s of %(count)s"), { round: rnd.round, count: data.mode === "fair" ? data.round_count : rounds.length }, true)],
+    [gettext("Dealer"), who(rnd.dealer)],
+    [gettext("Trump"), rnd.trump >= 0 ? h("span", {}, trumpLabel(rnd.trump), ` ${interpolate(gettext("by %(name)s"), { name: SEAT_NAMES[rnd.declarer] }, true)}`,
+      rnd.pushed ? ` (${interpolate(gettext("%(name)s pushed"), { name: SEAT_NAMES[rnd.forehand] }, true)})` : "") : "–"],
+    [gettext("Round points"), h("span", {}, `${NS} ${running[0]} : ${running[1]} ${EW}`,
+      ended && rnd.match !== null ? h("strong", { class: "match-tag" }, ` ${interpolate(gettext("Match for %(team)s!"), { team: TEAM_NAMES[rnd.match] }, true)}`) : null), "round-points"],
+    [gettext("Game score"), `${NS} ${total[0]} : ${total[1]} ${EW}`, "game-score"],
     last
-      ? ["Last card", h("span", { "data-testid": "last-card" }, cardCode(last.card), ` by ${SEAT_NAMES[last.seat]}`,
+      ? [gettext("Last card"), h("span", { "data-testid": "last-card" }, cardCode(last.card), ` ${interpolate(gettext("by %(name)s"), { name: SEAT_NAMES[last.seat] }, true)}`,
         last.standin ? h("span", { class: "badge badge-standin", "data-testid": "standin-move",
-          title: `${who(last.seat)} was out of time or had left; a stand-in bot played this card` },
-        ` played by the stand-in (${data.standin_label || "bot"})`) : null,
-        last.ms !== null && last.ms !== undefined ? `, ${last.ms} ms to decide` : "")]
+          title: interpolate(gettext("%(name)s was out of time or had left; a stand-in bot played this card"), { name: who(last.seat) }, true) },
+        ` ${interpolate(gettext("played by the stand-in (%(bot)s)"), { bot: data.standin_label || gettext("bot") }, true)}`) : null,
+        last.ms !== null && last.ms !== undefined ? `, ${interpolate(gettext("%(ms)s ms to decide"), { ms: last.ms }, true)}` : "")]
       : null,
   ]);
   const tricksDone = Math.floor(at.card / 4);
@@ -243,15 +251,15 @@ function renderSide(rnd) {
       h("span", { title: who(t.winner) }, `${SEAT_NAMES[t.winner]} +${t.points}`))));
   const faults = rnd.faults.map((f) => h("li", {
     class: `rp-fault${f.card === at.card ? " rp-fault-here" : ""}`, "data-testid": "replay-fault", "data-card": f.card,
-  }, h("button", { type: "button", class: "link-button", onclick: () => go(at.round, f.card) }, `card ${f.card}`),
-  ` ⚠ ${who(f.seat)}: ${f.kind.replaceAll("_", " ")} — ${f.detail}${f.latency_ms ? ` (${f.latency_ms} ms)` : ""}`));
+  }, h("button", { type: "button", class: "link-button", onclick: () => go(at.round, f.card) }, interpolate(gettext("card %(number)s"), { number: f.card }, true)),
+  ` ⚠ ${who(f.seat)}: ${faultKindText(f.kind)} — ${f.detail}${f.latency_ms ? ` (${f.latency_ms} ms)` : ""}`));
   ui.side.replaceChildren(...[
-    h("section", { class: "panel panel-compact" }, h("h2", { class: "panel-title" }, "This round"), facts),
-    h("section", { class: "panel panel-compact" }, h("h2", { class: "panel-title" }, `Tricks (${tricksDone} of 9)`),
-      tricksDone ? tricks : h("p", { class: "muted" }, "No trick played yet.")),
+    h("section", { class: "panel panel-compact" }, h("h2", { class: "panel-title" }, gettext("This round")), facts),
+    h("section", { class: "panel panel-compact" }, h("h2", { class: "panel-title" }, interpolate(gettext("Tricks (%(count)s of 9)"), { count: tricksDone }, true)),
+      tricksDone ? tricks : h("p", { class: "muted" }, gettext("No trick played yet."))),
     faults.length ? h("section", { class: "panel panel-compact rp-faults" },
-      h("h2", { class: "panel-title" }, "Bot faults this round"),
-      h("p", { class: "hint" }, "A random legal move was played in the bot's stead."),
+      h("h2", { class: "panel-title" }, gettext("Bot faults this round")),
+      h("p", { class: "hint" }, gettext("A random legal move was played in the bot's stead.")),
       h("ul", {}, faults)) : null,
     weisPanel(rnd),
     analysisPanel(),
@@ -267,30 +275,32 @@ function weisPanel(rnd) {
   const rows = said.map((a) => {
     if (a.stoeck) {
       return h("li", { class: "weis-entry weis-scored", "data-testid": "replay-stoeck", "data-seat": a.seat },
-        `${who(a.seat)}: Stöck +20 with `, cardCode(a.stoeck));
+        `${interpolate(gettext("%(name)s: Stöck +20 with"), { name: who(a.seat) }, true)} `, cardCode(a.stoeck));
     }
     const scored = decided && a.seat % 2 === rnd.weis.team;
     return h("li", { class: `weis-entry${scored ? " weis-scored" : ""}`, "data-testid": "replay-weis-entry",
       "data-seat": a.seat, "data-status": !decided ? "declared" : scored ? "scored" : "not scored" },
     `${who(a.seat)}: ${weisKind(a.weis)} ${a.weis.points} `, h("span", { class: "rp-trick-cards" }, a.weis.cards.map(cardCode)),
-    decided ? (scored ? " ✓ scored" : " · not scored") : "");
+    decided ? (scored ? ` ✓ ${gettext("scored")}` : ` · ${gettext("not scored")}`) : "");
   });
   const team = rnd.weis.team;
   return h("section", { class: "panel panel-compact", "data-testid": "replay-weis" },
-    h("h2", { class: "panel-title" }, "Weis & Stöck"),
-    rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, "Nothing declared yet."),
-    decided && team >= 0 ? h("p", { class: "weis-verdict" }, `${TEAM_NAMES[team]} score ${rnd.weis.points[team]} in Weis`
-      + (rnd.multiplier > 1 ? ` ×${rnd.multiplier}` : "")) : null);
+    h("h2", { class: "panel-title" }, gettext("Weis & Stöck")),
+    rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, gettext("Nothing declared yet.")),
+    decided && team >= 0 ? h("p", { class: "weis-verdict" }, interpolate(gettext("%(team)s score %(points)s in Weis"),
+      { team: TEAM_NAMES[team], points: `${rnd.weis.points[team]}${rnd.multiplier > 1 ? ` ×${rnd.multiplier}` : ""}` }, true)) : null);
 }
 
 // -- analysis (games/analysis.py): marks, losses, the evaluation graph, accuracy ---------------
 
 let analysis = data.analysis || { status: "none" };
+// The marks' English words name their CSS classes too (an-mark-blunder); MARK_TEXT says them in the page's language.
 const MARK_WORDS = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
+const MARK_TEXT = { "?!": gettext("inaccuracy"), "?": gettext("mistake"), "??": gettext("blunder") };
 const analysed = () => analysis.status === "done" && analysis.rounds && analysis.rounds[at.round];
 
 function points(value) {
-  return `${Math.round(value)} pts`;
+  return interpolate(gettext("%(points)s pts"), { points: Math.round(value) }, true);
 }
 
 function valuesLine(values, played) {
@@ -306,28 +316,33 @@ function cardVerdict(entry) {
   const view = entry.view;
   const open = entry.open;
   return h("div", { class: "an-card", "data-testid": "analysis-card", "data-mark": mark, "data-loss": String(view.loss) },
-    h("p", { class: "an-head" }, cardCode(entry.card), ` by ${who(entry.seat)} `,
-      mark ? h("strong", { class: `an-mark an-mark-${MARK_WORDS[mark]}`, title: MARK_WORDS[mark] }, `${mark} ${MARK_WORDS[mark]}`) : null),
-    entry.choices < 2 ? h("p", { class: "muted" }, "The only legal card.") : h("p", { "data-testid": "analysis-view" },
+    h("p", { class: "an-head" }, cardCode(entry.card), ` ${interpolate(gettext("by %(name)s"), { name: who(entry.seat) }, true)} `,
+      mark ? h("strong", { class: `an-mark an-mark-${MARK_WORDS[mark]}`, title: MARK_TEXT[mark] }, `${mark} ${MARK_TEXT[mark]}`) : null),
+    entry.choices < 2 ? h("p", { class: "muted" }, gettext("The only legal card.")) : h("p", { "data-testid": "analysis-view" },
       view.loss > 0
-        ? h("span", {}, `Lost ${points(view.loss)} from the player's view; better: `, h("span", { "data-testid": "analysis-best" }, cardCode(view.best)), ".")
-        : "The best card from the player's view.",
-      h("br"), h("span", { class: "hint" }, "Player's view (expected points): "), valuesLine(view.values, entry.card)),
+        ? h("span", {}, `${interpolate(gettext("Lost %(points)s from the player's view; better:"), { points: points(view.loss) }, true)} `,
+          h("span", { "data-testid": "analysis-best" }, cardCode(view.best)), ".")
+        : gettext("The best card from the player's view."),
+      h("br"), h("span", { class: "hint" }, `${gettext("Player's view (expected points):")} `), valuesLine(view.values, entry.card)),
     entry.choices < 2 ? null : h("p", { "data-testid": "analysis-open" },
       open === null
-        ? h("span", { class: "muted" }, "Open hands: not solved within the search budget (an early trick).")
-        : h("span", {}, open.loss > 0 ? `With open hands it lost ${open.loss} pts (best ${cardCode(open.best).textContent}). ` : "With open hands it was a best card. ",
-          h("br"), h("span", { class: "hint" }, "Open hands (exact points): "), valuesLine(open.values, entry.card))));
+        ? h("span", { class: "muted" }, gettext("Open hands: not solved within the search budget (an early trick)."))
+        : h("span", {}, open.loss > 0
+          ? `${interpolate(gettext("With open hands it lost %(points)s pts (best %(card)s)."), { points: open.loss, card: cardCode(open.best).textContent }, true)} `
+          : `${gettext("With open hands it was a best card.")} `,
+        h("br"), h("span", { class: "hint" }, `${gettext("Open hands (exact points):")} `), valuesLine(open.values, entry.card))));
 }
 
 function trumpVerdicts(list) {
-  const label = (key) => (key === "push" ? "push" : trumpLabel(Number(key)));
+  const label = (key) => (key === "push" ? pgettext("trump", "Push") : trumpLabel(Number(key)));
   return list.map((d) => h("div", { class: "an-card", "data-testid": "analysis-trump", "data-mark": d.mark },
-    h("p", { class: "an-head" }, `${who(d.seat)} chose ${label(d.chosen)} `,
-      d.mark ? h("strong", { class: "an-mark" }, `${d.mark} ${MARK_WORDS[d.mark]}`) : null),
-    h("p", {}, d.loss > 0 ? `Lost ${points(d.loss)} from the player's view; best: ${label(d.best)}.` : "The best choice from the player's view."),
-    h("p", { class: "hint" }, "Expected points: ", Object.entries(d.values).sort((a, b) => b[1] - a[1])
-      .map(([k, v]) => `${label(k)} ${Math.round(v)}`).join(" · "))));
+    h("p", { class: "an-head" }, `${interpolate(gettext("%(name)s chose"), { name: who(d.seat) }, true)} `, label(d.chosen), " ",
+      d.mark ? h("strong", { class: "an-mark" }, `${d.mark} ${MARK_TEXT[d.mark]}`) : null),
+    h("p", {}, d.loss > 0
+      ? [`${interpolate(gettext("Lost %(points)s from the player's view; best:"), { points: points(d.loss) }, true)} `, label(d.best), "."]
+      : gettext("The best choice from the player's view.")),
+    h("p", { class: "hint" }, `${gettext("Expected points:")} `, Object.entries(d.values).sort((a, b) => b[1] - a[1])
+      .flatMap(([k, v], i) => [i ? " · " : "", label(k), ` ${Math.round(v)}`]))));
 }
 
 function evalGraph(series, card) {
@@ -346,43 +361,44 @@ function evalGraph(series, card) {
     return node;
   };
   return svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "an-graph", role: "img", "data-testid": "eval-graph",
-    "aria-label": `Expected final points after card ${card}: N/S ${series[Math.min(card, series.length - 1)]?.[0] ?? "–"}, E/W ${series[Math.min(card, series.length - 1)]?.[1] ?? "–"}` },
+    "aria-label": interpolate(gettext("Expected final points after card %(card)s: N/S %(ns)s, E/W %(ew)s"),
+    { card, ns: series[Math.min(card, series.length - 1)]?.[0] ?? "–", ew: series[Math.min(card, series.length - 1)]?.[1] ?? "–" }, true) },
   svg("line", { x1: 6, x2: width - 6, y1: y(157 / 2), y2: y(157 / 2), class: "an-mid" }),
   [9, 18, 27].map((t) => svg("line", { x1: x(t * 4 / 4), x2: x(t * 4 / 4), y1: 4, y2: height - 14, class: "an-trick" })),
   svg("polyline", { points: line(0), class: "an-line an-team-0" }),
   svg("polyline", { points: line(1), class: "an-line an-team-1" }),
   svg("line", { x1: x(card), x2: x(card), y1: 2, y2: height - 12, class: "an-now" }),
-  svg("text", { x: 8, y: 11, class: "an-legend an-team-0" }, `N/S ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
-  svg("text", { x: 60, y: 11, class: "an-legend an-team-1" }, `E/W ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
-  svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, "expected points after each card · tricks"));
+  svg("text", { x: 8, y: 11, class: "an-legend an-team-0" }, `${NS} ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
+  svg("text", { x: 60, y: 11, class: "an-legend an-team-1" }, `${EW} ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
+  svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, gettext("expected points after each card · tricks")));
 }
 
 function accuracyList() {
   return h("ul", { class: "an-accuracy", "data-testid": "accuracy" }, [0, 1, 2, 3].map((seat) => {
     const value = analysis.accuracy ? analysis.accuracy[seat] : null;
     return h("li", { "data-testid": "accuracy-seat", "data-seat": seat },
-      `${who(seat)}: `, h("strong", {}, value === null || value === undefined ? "–" : `${value.toFixed(1)}%`));
+      `${who(seat)}: `, h("strong", {}, value === null || value === undefined ? "–" : formatPercent(value)));
   }));
 }
 
 function analysisPanel() {
   const section = (...children) => h("section", { class: "panel panel-compact rp-analysis", "data-testid": "analysis-panel" },
-    h("h2", { class: "panel-title" }, "Analysis"), ...children);
+    h("h2", { class: "panel-title" }, gettext("Analysis")), ...children);
   if (analysis.status === "queued" || analysis.status === "running") {
-    return section(h("p", {}, `Analysing every card: round ${analysis.done} of ${analysis.total} done.`),
+    return section(h("p", {}, interpolate(gettext("Analysing every card: round %(done)s of %(total)s done."), { done: analysis.done, total: analysis.total }, true)),
       h("progress", { max: String(analysis.total || 1), value: String(analysis.done), "data-testid": "analysis-progress",
-        "aria-label": "Analysis progress" }));
+        "aria-label": gettext("Analysis progress") }));
   }
-  if (analysis.status === "failed") return section(h("p", { class: "muted" }, `The analysis failed: ${analysis.error}`));
-  if (!analysed()) return section(h("p", { class: "muted" }, "This game has not been analysed."));
+  if (analysis.status === "failed") return section(h("p", { class: "muted" }, interpolate(gettext("The analysis failed: %(error)s"), { error: analysis.error }, true)));
+  if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")));
   const rnd = analysis.rounds[at.round];
   const entry = at.card > 0 ? rnd.cards[at.card - 1] : null;
   return section(
     entry ? cardVerdict(entry) : trumpVerdicts(rnd.trump),
     evalGraph(rnd.eval, at.card),
-    h("h3", { class: "an-subtitle" }, "Accuracy this game"),
+    h("h3", { class: "an-subtitle" }, gettext("Accuracy this game")),
     accuracyList(),
-    h("p", { class: "hint" }, "Marks by points lost from the player's own view: ?! 5 or more, ? 10 or more, ?? 20 or more."));
+    h("p", { class: "hint" }, gettext("Marks by points lost from the player's own view: ?! 5 or more, ? 10 or more, ?? 20 or more.")));
 }
 
 function pollAnalysis() {
@@ -414,32 +430,33 @@ function renderPair(rnd) {
   ui.pair.hidden = false;
   ui.pair.replaceChildren(
     h("span", { class: "pair-label", "data-testid": "pair-label" },
-      `Pair ${p.number}: round ${p.original ? rnd.round : p.twin} and its twin, round ${p.original ? p.twin : rnd.round}`),
-    h("span", { class: "pair-suits", title: "Suits of the original → suits of the twin" }, "Suits ", suits),
+      interpolate(gettext("Pair %(number)s: round %(original)s and its twin, round %(twin)s"),
+        { number: p.number, original: p.original ? rnd.round : p.twin, twin: p.original ? p.twin : rnd.round }, true)),
+    h("span", { class: "pair-suits", title: gettext("Suits of the original → suits of the twin") }, `${gettext("Suits")} `, suits),
     h("span", { class: "pair-rpa", "data-testid": "rpa", title: PAIR_SCORE_HINT },
-      "Pair score ", h("strong", {}, pairScore(p.scores))),
+      `${gettext("Pair score")} `, h("strong", {}, pairScore(p.scores))),
     p.twin_played
       ? h("button", { type: "button", class: "button button-small", "data-testid": "twin", onclick: switchToTwin },
-        `Twin: round ${p.twin} ⇄`)
-      : h("span", { class: "muted" }, `Round ${p.twin} was not played`));
+        `${interpolate(gettext("Twin: round %(round)s"), { round: p.twin }, true)} ⇄`)
+      : h("span", { class: "muted" }, interpolate(gettext("Round %(round)s was not played"), { round: p.twin }, true)));
 }
 
 function renderControls(rnd) {
   const n = rnd.cards.length;
   ui.slider.max = String(n);
   ui.slider.value = String(at.card);
-  ui.slider.setAttribute("aria-valuetext", `card ${at.card} of ${n}`);
-  ui.position.textContent = `Round ${rnd.round} · card ${at.card} of ${n}`;
+  ui.slider.setAttribute("aria-valuetext", interpolate(gettext("card %(card)s of %(count)s"), { card: at.card, count: n }, true));
+  ui.position.textContent = `${interpolate(gettext("Round %(round)s"), { round: rnd.round }, true)} · ${interpolate(gettext("card %(card)s of %(count)s"), { card: at.card, count: n }, true)}`;
   ui.first.disabled = at.card === 0;
   ui.last.disabled = at.card === n;
   ui.prev.disabled = at.round === 0 && at.card === 0;
   ui.next.disabled = at.round === rounds.length - 1 && at.card === n;
   const judged = analysed() ? analysis.rounds[at.round].cards : [];
   ui.marks.replaceChildren(...rnd.faults.map((f) => h("span", {
-    class: "slider-mark", style: `left:${n ? (100 * f.card) / n : 0}%`, title: `bot fault at card ${f.card}`,
+    class: "slider-mark", style: `left:${n ? (100 * f.card) / n : 0}%`, title: interpolate(gettext("bot fault at card %(card)s"), { card: f.card }, true),
   })), ...judged.map((c, i) => (c.mark ? h("span", {
     class: `slider-mark slider-mark-analysis an-mark-${MARK_WORDS[c.mark]}`, style: `left:${n ? (100 * (i + 1)) / n : 0}%`,
-    title: `card ${i + 1}: ${c.mark} ${MARK_WORDS[c.mark]}, ${c.view.loss} pts lost`, "data-testid": "slider-analysis-mark", "data-card": i + 1,
+    title: interpolate(gettext("card %(card)s: %(mark)s, %(points)s pts lost"), { card: i + 1, mark: `${c.mark} ${MARK_TEXT[c.mark]}`, points: c.view.loss }, true), "data-testid": "slider-analysis-mark", "data-card": i + 1,
   }, c.mark) : null)).filter(Boolean));
   ui.select.value = String(at.round);
 }
@@ -458,9 +475,10 @@ function render() {
 }
 
 function roundOption(rnd, index) {
-  const trump = rnd.trump >= 0 ? trumpText(rnd.trump) : "no trump";
-  const pair = rnd.pair ? ` · pair ${rnd.pair.number}${rnd.pair.original ? "" : " (twin)"}` : "";
-  return h("option", { value: String(index) }, `Round ${rnd.round} · ${trump} · ${rnd.points[0]} : ${rnd.points[1]}${pair}`);
+  const trump = rnd.trump >= 0 ? trumpText(rnd.trump) : gettext("no trump");
+  const pair = !rnd.pair ? "" : ` · ${interpolate(rnd.pair.original ? gettext("pair %(number)s") : gettext("pair %(number)s (twin)"), { number: rnd.pair.number }, true)}`;
+  return h("option", { value: String(index) },
+    `${interpolate(gettext("Round %(round)s"), { round: rnd.round }, true)} · ${trump} · ${rnd.points[0]} : ${rnd.points[1]}${pair}`);
 }
 
 // -- input ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 import { cardBack, cardElement, cardName, reasonText, sortHand, suitTag, trumpLabel, trumpMark, TRUMPS } from "./cards.js";
 import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
+import { gettext, interpolate, ngettext, pgettext } from "./i18n.js";
 import { InviteDialog } from "./invite.js";
 import { ReconnectingSocket } from "./socket.js";
 import { autoStoeck, weisBar, weisNews, weisPanel, weisSummaryLines } from "./weis.js";
@@ -96,7 +97,7 @@ function seatPlayer(seat) {
 
 /** The name of who played `seat` in the current (or last) game, "You" for the viewer. */
 function gameWho(seat) {
-  if (seat === view.you.game_seat) return "You";
+  if (seat === view.you.game_seat) return gettext("You");
   const players = view.game ? view.game.players : [];
   const name = players[seat] ? players[seat].name : SEAT_NAMES[seat];
   const twins = players.filter((p) => p.seat !== seat && p.name === name);
@@ -110,7 +111,7 @@ function seatName(seat) {
 
 /** "You", or the seat's name, with its compass point when another seat has the same name (bots). */
 function who(seat) {
-  if (seat === mySeat()) return "You";
+  if (seat === mySeat()) return gettext("You");
   const name = seatName(seat);
   const twins = [0, 1, 2, 3].filter((s) => s !== seat && seatName(s) === name);
   return twins.length ? `${name} (${SEAT_NAMES[seat]})` : name;
@@ -118,8 +119,8 @@ function who(seat) {
 
 function teamLabel(team) {
   const me = mySeat();
-  if (me !== null) return team === me % 2 ? "You & partner" : "Opponents";
-  return team === 0 ? "North & South" : "East & West";
+  if (me !== null) return team === me % 2 ? gettext("You & partner") : gettext("Opponents");
+  return team === 0 ? gettext("North & South") : gettext("East & West");
 }
 
 function teamNames(team) {
@@ -139,13 +140,13 @@ const socket = new ReconnectingSocket(app.dataset.socketPath, {
   onStatus: (status) => {
     app.dataset.socket = status; // "open" | "reconnecting" | "closed" (tests wait on it)
     ui.connection.hidden = status === "open";
-    ui.connection.lastChild.textContent = status === "closed" ? " Disconnected" : " Reconnecting…";
+    ui.connection.lastChild.textContent = ` ${status === "closed" ? gettext("Disconnected") : gettext("Reconnecting…")}`;
   },
 });
 
 function send(message) {
   if (!socket.send(message)) {
-    toast("Not connected right now: reconnecting, try again in a moment.");
+    toast(gettext("Not connected right now: reconnecting, try again in a moment."));
     return false;
   }
   return true;
@@ -155,7 +156,7 @@ const invite = new InviteDialog($("invite-dialog"), {
   send: (message) => socket.send(message), // the dialog says itself when that fails
   timeoutSeconds: () => view.table.bot_timeout_s || 5,
   onSeated: (seat, name) => {
-    announce(`${name} sits at ${SEAT_NAMES[seat]}.`);
+    announce(interpolate(gettext("%(name)s sits at %(seat)s."), { name, seat: SEAT_NAMES[seat] }, true));
     (app.querySelector(`[data-testid=remove-bot-${seat}]`) || app.querySelector("[data-testid=start]"))?.focus();
   },
 });
@@ -183,7 +184,7 @@ function receive(message) {
 }
 
 function humanize(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".") : "Refused.";
+  return text ? text[0].toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".") : gettext("Refused.");
 }
 
 function applyView(next) {
@@ -193,7 +194,7 @@ function applyView(next) {
   view = next;
   syncSummary();
   if (view.game && view.game.id === previousGame) {
-    for (const news of weisNews(previousWeis, view.game.weis, who, teamLabel)) {
+    for (const news of weisNews(previousWeis, view.game.weis, who, teamLabel, mySeat())) {
       toast(`${news}.`);
       announce(`${news}.`);
     }
@@ -201,13 +202,15 @@ function applyView(next) {
   if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
     timeoutSaving = null;
     timeoutDraft = null;
-    announce(`Bot timeout set to ${view.table.bot_timeout_s} seconds.`);
+    announce(interpolate(gettext("Bot timeout set to %(seconds)s seconds."), { seconds: view.table.bot_timeout_s }, true));
   }
   if (clockSaving && clockSaving.seconds === view.table.turn_clock_s && clockSaving.bot === view.table.standin_bot
     && clockSaving.pause === view.table.round_pause_s) {
     clockSaving = null;
     clockDraft = null;
-    announce(view.table.turn_clock_s ? `Turn clock set to ${view.table.turn_clock_s} seconds a move.` : "Turn clock off.");
+    announce(view.table.turn_clock_s
+      ? interpolate(gettext("Turn clock set to %(seconds)s seconds a move."), { seconds: view.table.turn_clock_s }, true)
+      : gettext("Turn clock off."));
   }
   completedKey = trickKey(view);
   if (pending && (!view.game || view.game.seq !== pending.seq)) clearPending();
@@ -242,7 +245,8 @@ function playCard(code) {
   const g = game();
   if (!g || pending) return;
   if (g.player !== mySeat() || g.phase !== "play") {
-    toast(g.phase === "trump" && g.player === mySeat() ? "Choose trump first." : `Not your turn: waiting for ${who(g.player)}.`);
+    toast(g.phase === "trump" && g.player === mySeat() ? gettext("Choose trump first.")
+      : interpolate(gettext("Not your turn: waiting for %(name)s."), { name: who(g.player) }, true));
     return;
   }
   if (!(g.legal || []).includes(code)) {
@@ -263,7 +267,9 @@ function startLinger(trick) {
   stopLinger();
   linger = { trick, started: Date.now(), timer: null };
   shortenLinger(LINGER_MS);
-  announce(`${who(trick.winner)} ${trick.winner === mySeat() ? "take" : "takes"} the trick (${trick.points} points).`);
+  announce(trick.winner === mySeat()
+    ? interpolate(gettext("You take the trick (%(points)s points)."), { points: trick.points }, true)
+    : interpolate(gettext("%(name)s takes the trick (%(points)s points)."), { name: who(trick.winner), points: trick.points }, true));
 }
 
 /** End the lingering trick `ms` after it appeared (or now, if that is past). */
@@ -333,15 +339,20 @@ function focusTurn() {
 
 function lengthText() {
   const t = view.table;
-  const length = t.mode === "fair" ? `Fair · ${t.round_count} rounds` : `Standard · to ${t.target}`;
-  const weis = t.weis ? `${length} · Weis & Stöck` : length;
-  return t.multipliers ? `${weis} · multipliers` : weis;
+  const length = t.mode === "fair"
+    ? interpolate(ngettext("Fair · %(count)s round", "Fair · %(count)s rounds", t.round_count), { count: t.round_count }, true)
+    : interpolate(gettext("Standard · to %(target)s"), { target: t.target }, true);
+  const weis = t.weis ? `${length} · ${gettext("Weis & Stöck")}` : length;
+  return t.multipliers ? `${weis} · ${gettext("multipliers")}` : weis;
 }
 
 function roundText(g) {
-  const text = g.mode === "fair" ? `Round ${g.round} of ${g.round_count}` : `Round ${g.round}`;
+  const text = g.mode === "fair"
+    ? interpolate(gettext("Round %(round)s of %(count)s"), { round: g.round, count: g.round_count }, true)
+    : interpolate(gettext("Round %(round)s"), { round: g.round }, true);
   const current = g.rounds[g.round - 1];
-  return current && current.repeats && !g.over ? `${text} · round ${current.repeats}'s hands again` : text;
+  return current && current.repeats && !g.over
+    ? `${text} · ${interpolate(gettext("round %(round)s's hands again"), { round: current.repeats }, true)}` : text;
 }
 
 // -- the end of a round: a moment over the table ------------------------------------------------
@@ -398,7 +409,7 @@ function waitingText(p) {
   const online = p.people.filter((s) => view.online.includes(view.game.players[s].player_id));
   const names = online.filter((s) => !p.ready.includes(s)).map((s) => gameWho(s));
   const left = Math.max(0, Math.ceil((p.until - (Date.now() + clockOffset)) / 1000));
-  return `Waiting for ${names.join(" & ") || "the others"} · ${left} s`;
+  return interpolate(gettext("Waiting for %(names)s · %(seconds)s s"), { names: names.join(" & ") || gettext("the others"), seconds: left }, true);
 }
 
 /** The viewer's team: their seat's, or North & South for spectators. */
@@ -414,9 +425,11 @@ function signed(value) {
 function summaryHeadline(g, r) {
   const mine = viewerTeam();
   const made = r.points[mine];
-  const ours = mySeat() === null ? teamLabel(mine) : "You & partner";
-  return `Round ${r.round}: ${ours} ${made}, ${mySeat() === null ? teamLabel(1 - mine) : "opponents"} ${r.points[1 - mine]}`
-    + (r.match ? " · Match!" : "");
+  const ours = mySeat() === null ? teamLabel(mine) : gettext("You & partner");
+  const theirs = mySeat() === null ? teamLabel(1 - mine) : gettext("opponents");
+  return interpolate(gettext("Round %(round)s: %(ours)s %(made)s, %(theirs)s %(their_points)s"),
+    { round: r.round, ours, made, theirs, their_points: r.points[1 - mine] }, true)
+    + (r.match ? ` · ${gettext("Match!")}` : "");
 }
 
 /** "Round 3 deals round 2's hands again, suits swapped ♦→♠ ♠→♦: the other team holds them now." (suits in the deck's symbols) */
@@ -424,19 +437,19 @@ function repeatText(r) {
   const suits = "DHSC";
   const swaps = (r.permutation || []).map((to, from) => (to === from ? null
     : h("span", { class: "suit-swap" }, " ", suitTag(suits[from]), "→", suitTag(suits[to])))).filter(Boolean);
-  return [`Round ${r.round} deals round ${r.repeats}'s hands again`,
-    swaps.length ? [", suits swapped", swaps] : null,
-    ": the other team holds them now."];
+  return [interpolate(gettext("Round %(round)s deals round %(repeats)s's hands again"), { round: r.round, repeats: r.repeats }, true),
+    swaps.length ? [`, ${gettext("suits swapped")}`, swaps] : null,
+    `: ${gettext("the other team holds them now.")}`];
 }
 
 /** A fair pair's result from the viewer's side: "you +23" (or "North & South +23" for spectators). */
 function pairText(p) {
   const mine = viewerTeam();
   const advantage = p.advantage ? p.advantage[mine] : null;
-  const whose = mySeat() === null ? teamLabel(mine) : "you";
+  const whose = mySeat() === null ? teamLabel(mine) : gettext("you");
   return {
-    label: `Pair ${p.number} (rounds ${p.rounds[0]} & ${p.rounds[1]})`,
-    value: advantage === null ? "still to play" : `${whose} ${signed(advantage)}`,
+    label: interpolate(gettext("Pair %(number)s (rounds %(first)s & %(second)s)"), { number: p.number, first: p.rounds[0], second: p.rounds[1] }, true),
+    value: advantage === null ? gettext("still to play") : `${whose} ${signed(advantage)}`,
     advantage,
   };
 }
@@ -458,8 +471,8 @@ function renderSummary() {
     return h("div", { class: `summary-team${team === mine ? " summary-mine" : ""}`, "data-testid": `summary-team-${team}` },
       h("span", { class: "summary-team-label" }, teamLabel(team)),
       h("strong", { class: "summary-points", "data-testid": `summary-points-${team}` }, r.points[team]),
-      h("span", { class: "summary-total" }, `${g.scores[team]} in all`,
-        toGo === null ? "" : ` · ${toGo} to go`));
+      h("span", { class: "summary-total" }, interpolate(gettext("%(points)s in all"), { points: g.scores[team] }, true),
+        toGo === null ? "" : ` · ${interpolate(gettext("%(points)s to go"), { points: toGo }, true)}`));
   });
   const trump = r.trump >= 0 ? TRUMPS[r.trump] : null;
   const lines = [];
@@ -472,10 +485,10 @@ function renderSummary() {
   const next = g.rounds[p.round];
   if (next && next.repeats) lines.push(h("p", { class: "summary-repeat", "data-testid": "repeat-note" }, repeatText(next)));
   ui.summary.replaceChildren(h("div", { class: "summary-card", role: "dialog", "aria-labelledby": "summary-title" },
-    h("h2", { id: "summary-title", "data-testid": "summary-title" }, `Round ${r.round}`,
+    h("h2", { id: "summary-title", "data-testid": "summary-title" }, interpolate(gettext("Round %(round)s"), { round: r.round }, true),
       trump ? h("span", { class: `summary-trump suit-${trump.suit || ""}` }, " · ", trumpMark(r.trump), ` ${trump.name}`) : null,
       factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null),
-    r.match ? h("p", { class: "summary-match", "data-testid": "summary-match" }, `Match! ${teamLabel(r.points[0] > r.points[1] ? 0 : 1)} took every trick.`) : null,
+    r.match ? h("p", { class: "summary-match", "data-testid": "summary-match" }, interpolate(gettext("Match! %(team)s took every trick."), { team: teamLabel(r.points[0] > r.points[1] ? 0 : 1) }, true)) : null,
     h("div", { class: "summary-teams" }, teams),
     ...lines,
     summaryAction(p)));
@@ -490,7 +503,7 @@ function summaryAction(p) {
   const me = mySeat();
   if (me === null || !p.people.includes(me) || !p.ready.includes(me)) {
     return h("button", { type: "button", class: "button button-primary", "data-testid": "summary-continue",
-      "data-key": "summary-continue", onclick: continueSummary }, me !== null && p.people.includes(me) ? "Continue" : "Close");
+      "data-key": "summary-continue", onclick: continueSummary }, me !== null && p.people.includes(me) ? gettext("Continue") : gettext("Close"));
   }
   const wait = h("p", { class: "summary-wait", "data-testid": "summary-wait", role: "status" }, waitingText(p));
   const tick = setInterval(() => {
@@ -529,14 +542,24 @@ function renderTrump() {
     return;
   }
   const factor = g.multipliers ? g.multipliers[g.trump] : 1;
-  const by = g.pushed
-    ? `${who(g.declarer)} chose after ${who(g.forehand)} pushed`
-    : `declared by ${who(g.declarer)}`;
-  const compass = (seat) => (seat === mySeat() ? "you" : SEAT_NAMES[seat]);
-  const byShort = g.pushed ? `by ${compass(g.declarer)}, pushed` : `by ${compass(g.declarer)}`;
+  // "You" is not a name in every language ("von dir", not "von Du"): the viewer's own moves have their own words.
+  const me = mySeat();
+  let by;
+  if (!g.pushed) {
+    by = g.declarer === me ? gettext("declared by you") : interpolate(gettext("declared by %(name)s"), { name: who(g.declarer) }, true);
+  } else if (g.declarer === me) {
+    by = interpolate(gettext("You chose after %(name)s pushed"), { name: who(g.forehand) }, true);
+  } else if (g.forehand === me) {
+    by = interpolate(gettext("%(name)s chose after you pushed"), { name: who(g.declarer) }, true);
+  } else {
+    by = interpolate(gettext("%(declarer)s chose after %(forehand)s pushed"), { declarer: who(g.declarer), forehand: who(g.forehand) }, true);
+  }
+  const byShort = g.declarer === me
+    ? (g.pushed ? gettext("by you, pushed") : gettext("by you"))
+    : interpolate(g.pushed ? gettext("by %(name)s, pushed") : gettext("by %(name)s"), { name: SEAT_NAMES[g.declarer] }, true);
   ui.trump.hidden = false;
   ui.trump.replaceChildren(
-    h("span", { class: "trump-badge-title" }, "Trump"),
+    h("span", { class: "trump-badge-title" }, gettext("Trump")),
     h("span", { class: "trump-badge-value" }, trumpLabel(g.trump), factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null),
     h("span", { class: "trump-badge-by" }, by),
     h("span", { class: "trump-badge-by-short", "aria-hidden": "true" }, byShort));
@@ -557,17 +580,18 @@ function seatElement(seat, where) {
   const occupied = running() ? true : player && player.kind !== "empty";
   const toMove = running() && g.player === seat;
   const team = seat % 2;
-  const relation = me === null ? (team === 0 ? "N/S" : "E/W") : isMe ? "you" : team === me % 2 ? "partner" : "opponent";
+  const relation = me === null ? (team === 0 ? gettext("N/S") : gettext("E/W"))
+    : isMe ? gettext("you") : team === me % 2 ? gettext("partner") : gettext("opponent");
   const turnText = !toMove ? null : g.phase === "trump"
-    ? (isMe ? "Your turn: choose trump" : "choosing trump")
-    : (isMe ? "Your turn" : "to play");
+    ? (isMe ? gettext("Your turn: choose trump") : gettext("choosing trump"))
+    : (isMe ? gettext("Your turn") : gettext("to play"));
 
   const el = h("div", {
     class: `seat team-${team}${isMe ? " seat-me" : ""}${toMove ? " seat-to-move" : ""}${occupied ? "" : " seat-empty"}`,
     "data-seat": seat,
     "data-you": isMe ? "true" : "false",
     "data-to-move": toMove ? "true" : "false",
-    "aria-label": `${SEAT_NAMES[seat]}: ${occupied ? seatName(seat) : "empty seat"}${isMe ? " (you)" : ""}${botFacts(player)}${presenceFacts(player)}${toMove ? `, ${turnText}` : ""}`,
+    "aria-label": `${SEAT_NAMES[seat]}: ${occupied ? seatName(seat) : gettext("empty seat")}${isMe ? ` (${gettext("you")})` : ""}${botFacts(player)}${presenceFacts(player)}${toMove ? `, ${turnText}` : ""}`,
     role: "group",
   });
   const bot = player && player.bot;
@@ -575,16 +599,16 @@ function seatElement(seat, where) {
   const plate = h("div", { class: "nameplate" },
     h("span", { class: `avatar${bot || remote ? " avatar-bot" : ""}` },
       bot || remote ? botIcon() : h("span", { "aria-hidden": "true" }, avatarText(seat, occupied)),
-      bot ? h("span", { class: "badge badge-bot avatar-badge", title: botLabel(bot) }, "bot") : null,
+      bot ? h("span", { class: "badge badge-bot avatar-badge", title: botLabel(bot) }, gettext("bot")) : null,
       remote ? h("span", { class: "badge badge-remote avatar-badge", "data-testid": "hslu-badge",
-        title: "A bot that speaks the HSLU Jass interface" }, "HSLU") : null),
+        title: gettext("A bot that speaks the HSLU Jass interface") }, "HSLU") : null),
     h("span", { class: "nameplate-text" },
-      h("span", { class: "seat-name", "data-testid": "seat-name" }, occupied ? seatName(seat) : "Empty seat",
-        isMe ? h("span", { class: "you-tag" }, " (you)") : null),
+      h("span", { class: "seat-name", "data-testid": "seat-name" }, occupied ? seatName(seat) : gettext("Empty seat"),
+        isMe ? h("span", { class: "you-tag" }, ` (${gettext("you")})`) : null),
       h("span", { class: "seat-meta" },
         h("span", { class: `team-tag team-tag-${team}` }, h("span", { "aria-hidden": "true" }, team === 0 ? "◆ " : "● "), relation),
         h("span", { class: "seat-compass" }, ` · ${SEAT_NAMES[seat]}`))),
-    running() && g.dealer === seat ? h("span", { class: "dealer-chip", title: "Dealer", "aria-label": "Dealer" }, "D") : null);
+    running() && g.dealer === seat ? h("span", { class: "dealer-chip", title: gettext("Dealer"), "aria-label": gettext("Dealer") }, pgettext("the dealer's chip: one letter", "D")) : null);
   el.append(plate);
   const facts = botFactsLine(player);
   if (facts) el.append(facts);
@@ -596,9 +620,9 @@ function seatElement(seat, where) {
   }
   if (running() && !(isMe && where === "bottom")) {
     const count = g.hand_sizes[seat];
-    el.append(h("span", { class: "backs", "data-testid": "backs", "aria-label": `${count} cards in hand` },
+    el.append(h("span", { class: "backs", "data-testid": "backs", "aria-label": interpolate(ngettext("%(count)s card in hand", "%(count)s cards in hand", count), { count }, true) },
       Array.from({ length: count }, () => cardBack("card-back-mini"))),
-    h("span", { class: "backs-count", "aria-hidden": "true" }, `${count} card${count === 1 ? "" : "s"}`));
+    h("span", { class: "backs-count", "aria-hidden": "true" }, interpolate(ngettext("%(count)s card", "%(count)s cards", count), { count }, true)));
   }
   if (!running()) el.append(...seatControls(seat, player));
   return el;
@@ -616,11 +640,11 @@ function presenceLine(seat, player) {
   if (online === null) return null;
   const parts = [h("span", { class: `presence ${online ? "presence-on" : "presence-off"}`, "data-testid": "presence",
     "data-online": String(online) }, h("span", { class: "presence-dot", "aria-hidden": "true" }, online ? "●" : "○"),
-  online ? " online" : " offline")];
+  ` ${online ? gettext("online") : gettext("offline")}`)];
   if (running() && player.standin) {
     parts.push(h("span", { class: "badge badge-standin", "data-testid": "standin-badge",
-      title: player.standin === "left" ? "Left the game: a bot took the seat" : "Out of time: a bot plays until they are back" },
-    `${player.standin_label || "bot"} plays${player.standin === "left" ? " (left)" : ""}`));
+      title: player.standin === "left" ? gettext("Left the game: a bot took the seat") : gettext("Out of time: a bot plays until they are back") },
+    interpolate(player.standin === "left" ? gettext("%(bot)s plays (left)") : gettext("%(bot)s plays"), { bot: player.standin_label || gettext("bot") }, true)));
   }
   return h("div", { class: "seat-presence" }, parts);
 }
@@ -638,7 +662,7 @@ function clockRemaining() {
 
 function clockText() {
   const left = clockRemaining();
-  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+  return interpolate(gettext("%(time)s left"), { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` }, true);
 }
 
 /** Tick the countdown once a second while a clock runs (only its text changes). */
@@ -673,12 +697,12 @@ function botFactsLine(player) {
     parts.push(h("span", { class: "seat-host", "data-testid": "seat-host", title: player.remote_url }, shown));
   }
   if (running() && player.latency_ms !== null && player.latency_ms !== undefined) {
-    parts.push(h("span", { class: "seat-latency", "data-testid": "seat-latency", title: "Last answer time" },
+    parts.push(h("span", { class: "seat-latency", "data-testid": "seat-latency", title: gettext("Last answer time") },
       clockIcon(), latencyText(player.latency_ms)));
   }
   if (running() && player.faults > 0) {
     parts.push(h("span", { class: "badge badge-fault", "data-testid": "fault-badge",
-      title: "Answers replaced by a random legal move" }, faultCountText(player.faults)));
+      title: gettext("Answers replaced by a random legal move") }, faultCountText(player.faults)));
   }
   return parts.length ? h("div", { class: "seat-bot-facts", "aria-hidden": "true" }, parts) : null;
 }
@@ -687,12 +711,14 @@ function botFactsLine(player) {
 function botFacts(player) {
   if (!player) return "";
   let text = "";
-  if (player.kind === "remote") text += `, HSLU bot at ${player.remote_url}`;
-  else if (player.kind === "bot") text += ", bot";
+  if (player.kind === "remote") text += `, ${interpolate(gettext("HSLU bot at %(url)s"), { url: player.remote_url }, true)}`;
+  else if (player.kind === "bot") text += `, ${gettext("bot")}`;
   if (running() && player.kind === "remote" && player.latency_ms !== null && player.latency_ms !== undefined) {
-    text += `, last answer ${latencyText(player.latency_ms)}`;
+    text += `, ${interpolate(gettext("last answer %(time)s"), { time: latencyText(player.latency_ms) }, true)}`;
   }
-  if (running() && player.faults > 0) text += `, ${player.faults} fault${player.faults === 1 ? "" : "s"}`;
+  if (running() && player.faults > 0) {
+    text += `, ${interpolate(ngettext("%(count)s fault", "%(count)s faults", player.faults), { count: player.faults }, true)}`;
+  }
   return text;
 }
 
@@ -734,30 +760,30 @@ function seatControls(seat, player) {
   if (player.kind === "empty") {
     if (me.player_id !== null && me.seat === null) {
       controls.push(h("button", { type: "button", class: "button button-small button-primary", "data-key": `sit-${seat}`,
-        "data-testid": `sit-${seat}`, "aria-label": `Sit here (${label})`, onclick: () => send({ type: "join", seat }) }, "Sit here"));
+        "data-testid": `sit-${seat}`, "aria-label": interpolate(gettext("Sit here (%(seat)s)"), { seat: label }, true), onclick: () => send({ type: "join", seat }) }, gettext("Sit here")));
     }
     if (me.can_manage && view.bots.length) {
-      const select = h("select", { "aria-label": `Bot for ${label}`, "data-key": `bot-select-${seat}`, "data-testid": `bot-select-${seat}`,
+      const select = h("select", { "aria-label": interpolate(gettext("Bot for %(seat)s"), { seat: label }, true), "data-key": `bot-select-${seat}`, "data-testid": `bot-select-${seat}`,
         onchange: (e) => { botChoice[seat] = e.target.value; } },
       view.bots.map((b) => h("option", { value: b.name, title: b.description || null, selected: (botChoice[seat] || defaultBot()) === b.name }, b.label)));
       controls.push(h("span", { class: "add-bot" }, select,
         h("button", { type: "button", class: "button button-small button-quiet", "data-key": `add-bot-${seat}`,
-          "data-testid": `add-bot-${seat}`, "aria-label": `Add bot (${label})`,
-          onclick: () => send({ type: "add_bot", seat, bot: select.value }) }, "Add bot")));
+          "data-testid": `add-bot-${seat}`, "aria-label": interpolate(gettext("Add bot (%(seat)s)"), { seat: label }, true),
+          onclick: () => send({ type: "add_bot", seat, bot: select.value }) }, gettext("Add bot"))));
     }
     if (me.can_manage) {
       controls.push(h("button", { type: "button", class: "button button-small button-quiet invite-open", "data-key": `invite-bot-${seat}`,
-        "data-testid": `invite-bot-${seat}`, "aria-label": `Invite a bot by URL (${label})`, "aria-haspopup": "dialog",
+        "data-testid": `invite-bot-${seat}`, "aria-label": interpolate(gettext("Invite a bot by URL (%(seat)s)"), { seat: label }, true), "aria-haspopup": "dialog",
         onclick: () => invite.open(seat) },
-      h("span", { class: "invite-open-long" }, "Invite a bot by URL"),
-      h("span", { class: "invite-open-short", "aria-hidden": "true" }, "Bot by URL")));
+      h("span", { class: "invite-open-long" }, gettext("Invite a bot by URL")),
+      h("span", { class: "invite-open-short", "aria-hidden": "true" }, gettext("Bot by URL"))));
     }
   } else if ((player.kind === "bot" || player.kind === "remote") && me.can_manage) {
     controls.push(h("button", { type: "button", class: "button button-small button-quiet", "data-key": `remove-bot-${seat}`,
-      "data-testid": `remove-bot-${seat}`, "aria-label": `Remove bot (${label})`, onclick: () => send({ type: "remove_bot", seat }) }, "Remove bot"));
+      "data-testid": `remove-bot-${seat}`, "aria-label": interpolate(gettext("Remove bot (%(seat)s)"), { seat: label }, true), onclick: () => send({ type: "remove_bot", seat }) }, gettext("Remove bot")));
   } else if (player.kind === "human" && seat === me.seat) {
     controls.push(h("button", { type: "button", class: "button button-small button-quiet", "data-key": "leave",
-      "data-testid": "leave", onclick: () => send({ type: "leave" }) }, "Leave seat"));
+      "data-testid": "leave", onclick: () => send({ type: "leave" }) }, gettext("Leave seat")));
   }
   return controls.length ? [h("div", { class: "seat-controls" }, controls)] : [];
 }
@@ -775,7 +801,9 @@ function renderTrick() {
   if (linger) {
     cards = linger.trick.cards;
     winner = linger.trick.winner;
-    ui.trickCaption.textContent = `${who(winner)} ${winner === mySeat() ? "take" : "takes"} the trick · ${linger.trick.points} points`;
+    ui.trickCaption.textContent = winner === mySeat()
+      ? interpolate(gettext("You take the trick · %(points)s points"), { points: linger.trick.points }, true)
+      : interpolate(gettext("%(name)s takes the trick · %(points)s points"), { name: who(winner), points: linger.trick.points }, true);
   } else if (g && (running() || g.over)) {
     cards = [...g.trick];
     if (pending && pending.card) cards.push({ seat: mySeat(), card: pending.card });
@@ -812,11 +840,13 @@ function renderCenter() {
       parts.push(trumpChooser(choices));
     } else if (!pending) {
       const chooser = g.player;
-      parts.push(h("p", { class: "center-note" }, `${who(chooser)} ${chooser === mySeat() ? "choose" : "is choosing"} trump`,
-        g.forehand !== chooser ? ` (${who(g.forehand)} pushed)` : "", "…"));
+      parts.push(h("p", { class: "center-note" }, chooser === mySeat() ? gettext("You choose trump")
+        : interpolate(gettext("%(name)s is choosing trump"), { name: who(chooser) }, true),
+      g.forehand === chooser ? "" : ` (${g.forehand === mySeat() ? gettext("you pushed")
+        : interpolate(gettext("%(name)s pushed"), { name: who(g.forehand) }, true)})`, "…"));
     }
   } else if (g.trick.length === 0 && !linger && !pending && g.player === mySeat()) {
-    parts.push(h("p", { class: "center-note center-note-soft" }, "Your lead"));
+    parts.push(h("p", { class: "center-note center-note-soft" }, gettext("Your lead")));
   }
   ui.center.replaceChildren(...parts);
   ui.center.hidden = parts.length === 0;
@@ -826,7 +856,7 @@ function trumpChooser(choices) {
   const g = game();
   const pushed = g.forehand !== g.player;
   return h("div", { class: "trump-chooser", role: "group", "aria-labelledby": "trump-chooser-title", "data-testid": "trump-chooser" },
-    h("h2", { id: "trump-chooser-title", class: "trump-chooser-title" }, pushed ? "Your partner pushed: choose trump" : "Choose trump"),
+    h("h2", { id: "trump-chooser-title", class: "trump-chooser-title" }, pushed ? gettext("Your partner pushed: choose trump") : gettext("Choose trump")),
     h("div", { class: "trump-buttons" },
       choices.filter((t) => t !== 10).map((t) => trumpButton(t)),
       choices.includes(10) ? trumpButton(10) : null));
@@ -856,20 +886,20 @@ function lobbyCenter() {
     parts.push(h("form", { method: "post", action: "/guest/", class: "nickname-inline" },
       h("input", { type: "hidden", name: "csrfmiddlewaretoken", value: document.querySelector('meta[name="csrf-token"]').content }),
       h("input", { type: "hidden", name: "next", value: app.dataset.tableUrl }),
-      h("label", { for: "table-nickname" }, "Choose a nickname to take a seat"),
+      h("label", { for: "table-nickname" }, gettext("Choose a nickname to take a seat")),
       h("span", { class: "input-row" },
-        h("input", { id: "table-nickname", name: "nickname", maxlength: 24, required: true, placeholder: "Nickname" }),
-        h("button", { type: "submit", class: "button" }, "Join as guest"))));
+        h("input", { id: "table-nickname", name: "nickname", maxlength: 24, required: true, placeholder: gettext("Nickname") }),
+        h("button", { type: "submit", class: "button" }, gettext("Join as guest")))));
     return parts;
   }
   const filled = view.seats.filter((s) => s.kind !== "empty").length;
   if (view.hidden_game) {
     parts.push(h("p", { class: "center-note", "data-testid": "private-note" }, view.hidden_game === "running"
-      ? "A private game is being played here: only its players see it."
-      : "This table is private: its games are shown only to those who played them."));
+      ? gettext("A private game is being played here: only its players see it.")
+      : gettext("This table is private: its games are shown only to those who played them.")));
   }
   if (g && g.status === "abandoned") {
-    parts.push(h("p", { class: "center-note", "data-testid": "abandoned-note" }, "The last game was abandoned",
+    parts.push(h("p", { class: "center-note", "data-testid": "abandoned-note" }, gettext("The last game was abandoned"),
       g.abandon_reason ? `: ${g.abandon_reason}.` : "."));
   }
   if (g && g.status === "finished") parts.push(h("p", { class: "center-note" }, resultHeadline(g)));
@@ -877,14 +907,14 @@ function lobbyCenter() {
     parts.push(h("button", {
       type: "button", class: "button button-primary button-large", "data-testid": "start", "data-key": "start",
       disabled: filled < 4, onclick: () => send({ type: "start" }),
-    }, g ? "New game" : "Start game"));
+    }, g ? gettext("New game") : gettext("Start game")));
     parts.push(h("p", { class: "center-hint" }, filled < 4
-      ? `${filled} of 4 seats filled: sit down or add bots.`
-      : "Everyone is seated."));
+      ? interpolate(gettext("%(count)s of 4 seats filled: sit down or add bots."), { count: filled }, true)
+      : gettext("Everyone is seated.")));
   } else {
     parts.push(h("p", { class: "center-note" }, view.you.seat === null
-      ? "Take an empty seat, or watch."
-      : "Waiting for the game to start…"));
+      ? gettext("Take an empty seat, or watch.")
+      : gettext("Waiting for the game to start…")));
   }
   return parts;
 }
@@ -896,7 +926,7 @@ function renderHand() {
     ui.hand.replaceChildren();
     delete ui.hand.dataset.signature;
     ui.hand.hidden = true;
-    ui.handNote.textContent = running() ? "You are watching: only the players see their cards." : "";
+    ui.handNote.textContent = running() ? gettext("You are watching: only the players see their cards.") : "";
     ui.handNote.hidden = !ui.handNote.textContent;
     return;
   }
@@ -922,7 +952,7 @@ function renderHand() {
         "data-legal": String(isLegal),
         "data-key": `hand-${code}`,
         "aria-disabled": String(!isLegal),
-        "aria-label": `${cardName(code)}${isLegal ? ", playable" : myTurn && g.why_not && g.why_not[code] ? `: ${reasonText(g.why_not[code])}` : ""}`,
+        "aria-label": `${cardName(code)}${isLegal ? `, ${gettext("playable")}` : myTurn && g.why_not && g.why_not[code] ? `: ${reasonText(g.why_not[code])}` : ""}`,
         title: myTurn && !isLegal && g.why_not && g.why_not[code] ? reasonText(g.why_not[code]) : null,
         onclick: () => playCard(code),
       },
@@ -950,11 +980,11 @@ function renderWeis() {
 
 function renderHandNote(g, me, myTurn) {
   let note = "";
-  if (pending) note = "Sending…";
-  else if (myStandin()) note = myStandin() === "left" ? "You left this game." : "A bot is playing for you.";
-  else if (myTurn) note = "Your turn: play one of the raised cards.";
-  else if (g.player === me && g.phase === "trump") note = "Look at your cards and choose trump.";
-  else if (g.player >= 0) note = `Waiting for ${who(g.player)}…`;
+  if (pending) note = gettext("Sending…");
+  else if (myStandin()) note = myStandin() === "left" ? gettext("You left this game.") : gettext("A bot is playing for you.");
+  else if (myTurn) note = gettext("Your turn: play one of the raised cards.");
+  else if (g.player === me && g.phase === "trump") note = gettext("Look at your cards and choose trump.");
+  else if (g.player >= 0) note = interpolate(gettext("Waiting for %(name)s…"), { name: who(g.player) }, true);
   const clocked = !pending && !myStandin() && clockSeat() === me;
   ui.handNote.replaceChildren(note, clocked ? " · " : "",
     clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "");
@@ -971,15 +1001,15 @@ function myStandin() {
 
 function awayPanel(kind) {
   const g = game();
-  const bot = g.players[view.you.game_seat].standin_label || "A bot";
+  const bot = g.players[view.you.game_seat].standin_label || gettext("A bot");
   if (kind === "left") {
     return h("div", { class: "away-panel", "data-testid": "away-panel", role: "status" },
-      h("p", { class: "center-note" }, `You left this game: the ${bot} plays your seat to the end.`));
+      h("p", { class: "center-note" }, interpolate(gettext("You left this game: the %(bot)s plays your seat to the end."), { bot }, true)));
   }
   return h("div", { class: "away-panel", "data-testid": "away-panel", role: "status" },
-    h("p", { class: "center-note" }, `Your time ran out, so the ${bot} is playing for you.`),
+    h("p", { class: "center-note" }, interpolate(gettext("Your time ran out, so the %(bot)s is playing for you."), { bot }, true)),
     h("button", { type: "button", class: "button button-primary button-large", "data-testid": "back", "data-key": "back",
-      onclick: () => send({ type: "back" }) }, "I'm back"));
+      onclick: () => send({ type: "back" }) }, gettext("I'm back")));
 }
 
 function renderLastTrick() {
@@ -993,14 +1023,16 @@ function renderLastTrick() {
   }
   const open = ui.lastTrickToggle.getAttribute("aria-expanded") === "true";
   ui.lastTrick.hidden = !open;
-  const earlier = trick.round !== g.round ? ` (end of round ${trick.round})` : "";
+  const earlier = trick.round !== g.round ? ` (${interpolate(gettext("end of round %(round)s"), { round: trick.round }, true)})` : "";
   ui.lastTrick.replaceChildren(
     h("ol", { class: "last-trick-cards" }, trick.cards.map(({ seat, card }) =>
       h("li", { class: seat === trick.winner ? "last-trick-winner" : "" },
         cardElement(card, { className: "card-small" }),
-        h("span", { class: "last-trick-seat", title: seatName(seat) }, seat === mySeat() ? "You" : SEAT_NAMES[seat])))),
+        h("span", { class: "last-trick-seat", title: seatName(seat) }, seat === mySeat() ? gettext("You") : SEAT_NAMES[seat])))),
     h("p", { class: "last-trick-caption", "data-testid": "last-trick-caption" },
-      `Won by ${who(trick.winner)} · ${trick.points} points${earlier}`));
+      (trick.winner === mySeat()
+        ? interpolate(gettext("Won by you · %(points)s points"), { points: trick.points }, true)
+        : interpolate(gettext("Won by %(name)s · %(points)s points"), { name: who(trick.winner), points: trick.points }, true)) + earlier));
 }
 
 ui.lastTrickToggle.addEventListener("click", () => {
@@ -1015,8 +1047,8 @@ function roundRows(g) {
     return h("tr", { class: current ? "sheet-current" : "" },
       h("th", { scope: "row" }, r.round),
       h("td", {}, r.trump >= 0 ? trumpLabel(r.trump) : h("span", { class: "muted" }, "…")),
-      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag", title: "pushed" }, " (pushed)") : "",
-        r.match ? h("span", { class: "match-tag" }, " Match!") : ""),
+      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag", title: gettext("pushed") }, ` (${gettext("pushed")})`) : "",
+        r.match ? h("span", { class: "match-tag" }, ` ${gettext("Match!")}`) : ""),
       h("td", { class: "num" }, r.points[0]),
       h("td", { class: "num" }, r.points[1]));
   });
@@ -1025,28 +1057,28 @@ function roundRows(g) {
 function sheetTable(g, caption) {
   const short = (team) => {
     const me = mySeat();
-    if (me !== null) return team === me % 2 ? "Us" : "Them";
-    return team === 0 ? "N/S" : "E/W";
+    if (me !== null) return team === me % 2 ? gettext("Us") : gettext("Them");
+    return team === 0 ? gettext("N/S") : gettext("E/W");
   };
   return h("table", { class: "sheet" },
     caption ? h("caption", { class: "visually-hidden" }, caption) : null,
     h("thead", {}, h("tr", {},
-      h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Trump"), h("th", { scope: "col" }, "By"),
+      h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, gettext("Trump")), h("th", { scope: "col" }, gettext("By")),
       h("th", { scope: "col", class: "num", title: teamNames(0) }, short(0)),
       h("th", { scope: "col", class: "num", title: teamNames(1) }, short(1)))),
     h("tbody", {}, roundRows(g)),
     h("tfoot", {}, h("tr", {},
-      h("th", { scope: "row", colspan: 3 }, "Total"),
+      h("th", { scope: "row", colspan: 3 }, gettext("Total")),
       h("td", { class: "num" }, g.scores[0]), h("td", { class: "num" }, g.scores[1]))));
 }
 
 function renderSheet() {
   const g = game();
   if (!g || g.rounds.length === 0) {
-    ui.sheet.replaceChildren(h("p", { class: "muted" }, "No rounds played yet."));
+    ui.sheet.replaceChildren(h("p", { class: "muted" }, gettext("No rounds played yet.")));
     return;
   }
-  ui.sheet.replaceChildren(sheetTable(g, "Points per round"));
+  ui.sheet.replaceChildren(sheetTable(g, gettext("Points per round")));
 }
 
 function renderFaults() {
@@ -1061,10 +1093,10 @@ function renderFaults() {
     return;
   }
   ui.faults.replaceChildren(
-    h("h2", { id: "faults-title", class: "panel-title" }, running() ? "Bot faults" : "Bot faults (last game)",
+    h("h2", { id: "faults-title", class: "panel-title" }, running() ? gettext("Bot faults") : gettext("Bot faults (last game)"),
       h("span", { class: "panel-count" }, ` · ${faults.length}`)),
-    h("p", { class: "hint" }, "Each time a bot's answer was missing or wrong, a random legal move was played for it."),
-    h("div", { class: "fault-scroll", tabindex: 0, role: "region", "aria-label": "Bot faults, oldest first" },
+    h("p", { class: "hint" }, gettext("Each time a bot's answer was missing or wrong, a random legal move was played for it.")),
+    h("div", { class: "fault-scroll", tabindex: 0, role: "region", "aria-label": gettext("Bot faults, oldest first") },
       faultList(faults, g.players)));
   const scroller = ui.faults.querySelector(".fault-scroll");
   scroller.scrollTop = scroller.scrollHeight; // the newest at hand
@@ -1079,40 +1111,46 @@ function renderInfo() {
   const signature = JSON.stringify([t, editable, view.you.can_manage, running(), g && g.id, mine, standin]);
   if (signature === infoSignature && ui.info.children.length) return; // keeps a timeout being typed
   infoSignature = signature;
-  const items = [h("h2", { class: "panel-title" }, "Table")];
+  const items = [h("h2", { class: "panel-title" }, pgettext("a Jass table", "Table"))];
   const multipliers = t.multipliers
-    ? h("span", {}, suitTag("D"), " ", suitTag("H"), " ×1 · ", suitTag("S"), " ", suitTag("C"), " ×2 · Obe/Une ×3") : "off";
+    ? h("span", {}, suitTag("D"), " ", suitTag("H"), " ×1 · ", suitTag("S"), " ", suitTag("C"), ` ×2 · ${gettext("Obe/Une")} ×3`) : gettext("off");
   items.push(h("dl", { class: "facts" },
-    h("dt", {}, "Mode"), h("dd", {}, t.mode === "fair" ? `Fair, ${t.round_count} rounds` : `Standard, to ${t.target} points`),
-    h("dt", {}, "Multipliers"), h("dd", {}, multipliers),
-    h("dt", {}, "Bot timeout"), h("dd", { "data-testid": "bot-timeout" }, `${t.bot_timeout_s} s per answer`),
-    h("dt", {}, "Turn clock"), h("dd", { "data-testid": "turn-clock-option" }, t.turn_clock_s
-      ? `${t.turn_clock_s} s a move, then the ${botLabel(t.standin_bot)} bot plays` : "off"),
-    h("dt", {}, "Round summary"), h("dd", { "data-testid": "round-pause-option" }, t.round_pause_s
-      ? `${t.round_pause_s} s, then the next deal (Continue goes on sooner)` : "off"),
-    t.creator ? [h("dt", {}, "Opened by"), h("dd", {}, t.creator)] : null));
+    h("dt", {}, gettext("Mode")), h("dd", {}, t.mode === "fair"
+      ? interpolate(ngettext("Fair, %(count)s round", "Fair, %(count)s rounds", t.round_count), { count: t.round_count }, true)
+      : interpolate(gettext("Standard, to %(target)s points"), { target: t.target }, true)),
+    h("dt", {}, gettext("Multipliers")), h("dd", {}, multipliers),
+    h("dt", {}, gettext("Bot timeout")), h("dd", { "data-testid": "bot-timeout" },
+      interpolate(gettext("%(seconds)s s per answer"), { seconds: t.bot_timeout_s }, true)),
+    h("dt", {}, gettext("Turn clock")), h("dd", { "data-testid": "turn-clock-option" }, t.turn_clock_s
+      ? interpolate(gettext("%(seconds)s s a move, then the %(bot)s bot plays"), { seconds: t.turn_clock_s, bot: botLabel(t.standin_bot) }, true)
+      : gettext("off")),
+    h("dt", {}, gettext("Round summary")), h("dd", { "data-testid": "round-pause-option" }, t.round_pause_s
+      ? interpolate(gettext("%(seconds)s s, then the next deal (Continue goes on sooner)"), { seconds: t.round_pause_s }, true)
+      : gettext("off")),
+    t.creator ? [h("dt", {}, gettext("Opened by")), h("dd", {}, t.creator)] : null));
   if (editable) items.push(timeoutForm(t), clockForm(t));
   if (mine !== null && mine !== undefined && g.players[mine].standin !== "left") {
     items.push(h("button", {
       type: "button", class: "button button-small button-quiet", "data-testid": "leave-game",
       onclick: () => {
-        if (window.confirm(`Leave this game? The ${botLabel(g.standin_bot)} bot takes your seat to its end.`)) send({ type: "leave" });
+        const question = interpolate(gettext("Leave this game? The %(bot)s bot takes your seat to its end."), { bot: botLabel(g.standin_bot) }, true);
+        if (window.confirm(question)) send({ type: "leave" });
       },
-    }, "Leave game"));
+    }, gettext("Leave game")));
   }
   if (running() && view.you.can_manage) {
     const others = otherPeople();
     const question = others.length
-      ? `Ask ${others.map(gameWho).join(" and ")} to abandon this game? It ends when they agree.`
-      : "Abandon this game for everyone at the table?";
+      ? interpolate(gettext("Ask %(names)s to abandon this game? It ends when they agree."), { names: others.map(gameWho).join(` ${gettext("and")} `) }, true)
+      : gettext("Abandon this game for everyone at the table?");
     items.push(h("button", {
       type: "button", class: "button button-small button-danger", "data-testid": "abandon",
       onclick: () => {
         if (window.confirm(question)) send({ type: "abandon" });
       },
-    }, "Abandon game"));
+    }, gettext("Abandon game")));
   }
-  if (g && !running()) items.push(h("p", {}, h("a", { href: `/games/${g.id}/` }, "Last game's details")));
+  if (g && !running()) items.push(h("p", {}, h("a", { href: `/games/${g.id}/` }, gettext("Last game's details"))));
   ui.info.replaceChildren(...items);
 }
 
@@ -1136,23 +1174,24 @@ function renderVote() {
   }
   voteTimer = setTimeout(renderVote, Math.min(left + 50, 2 ** 31 - 1));
   const me = view.you.game_seat;
-  const asker = vote.by === me ? "You" : vote.by_name;
   const waiting = vote.voters.filter((s) => !vote.agreed.includes(s));
   const parts = [];
   if (vote.refused_by !== null && vote.refused_by !== undefined) {
     parts.push(h("p", { class: "vote-text" },
-      `${gameWho(vote.refused_by)} refused to abandon the game: it goes on.`));
+      vote.refused_by === me ? gettext("You refused to abandon the game: it goes on.")
+        : interpolate(gettext("%(name)s refused to abandon the game: it goes on."), { name: gameWho(vote.refused_by) }, true)));
   } else {
-    parts.push(h("p", { class: "vote-text" }, `${asker} asked to abandon the game.`,
-      vote.agreed.length ? ` Agreed: ${vote.agreed.map(gameWho).join(", ")}.` : "",
-      waiting.length ? ` Waiting for ${waiting.map(gameWho).join(", ")}` : "",
-      ` (lapses in ${Math.ceil(left / 1000)} s).`));
+    parts.push(h("p", { class: "vote-text" }, vote.by === me ? gettext("You asked to abandon the game.")
+      : interpolate(gettext("%(name)s asked to abandon the game."), { name: vote.by_name }, true),
+      vote.agreed.length ? ` ${interpolate(gettext("Agreed: %(names)s."), { names: vote.agreed.map(gameWho).join(", ") }, true)}` : "",
+      waiting.length ? ` ${interpolate(gettext("Waiting for %(names)s"), { names: waiting.map(gameWho).join(", ") }, true)}` : "",
+      ` (${interpolate(gettext("lapses in %(seconds)s s"), { seconds: Math.ceil(left / 1000) }, true)}).`));
     if (me !== null && me !== undefined && waiting.includes(me)) {
       parts.push(h("div", { class: "vote-actions" },
         h("button", { type: "button", class: "button button-small button-danger", "data-testid": "abandon-agree",
-          onclick: () => send({ type: "abandon_vote", agree: true }) }, "Agree: abandon"),
+          onclick: () => send({ type: "abandon_vote", agree: true }) }, gettext("Agree: abandon")),
         h("button", { type: "button", class: "button button-small", "data-testid": "abandon-refuse",
-          onclick: () => send({ type: "abandon_vote", agree: false }) }, "Refuse: play on")));
+          onclick: () => send({ type: "abandon_vote", agree: false }) }, gettext("Refuse: play on"))));
     }
   }
   ui.vote.replaceChildren(...parts);
@@ -1178,16 +1217,16 @@ function timeoutForm(t) {
       const seconds = input.valueAsNumber;
       if (seconds === view.table.bot_timeout_s) {
         timeoutDraft = null;
-        announce(`The bot timeout is already ${seconds} seconds.`);
+        announce(interpolate(gettext("The bot timeout is already %(seconds)s seconds."), { seconds }, true));
         return;
       }
       if (send({ type: "set_bot_timeout", seconds })) timeoutSaving = seconds;
     },
   },
-  h("label", { for: "bot-timeout-input" }, "Bot timeout (s)"),
+  h("label", { for: "bot-timeout-input" }, gettext("Bot timeout (s)")),
   h("span", { class: "input-row" }, input,
-    h("button", { type: "submit", class: "button button-small", "data-key": "bot-timeout-save", "data-testid": "bot-timeout-save" }, "Save")),
-  h("p", { id: "bot-timeout-hint", class: "hint" }, "How long an HSLU bot may think per answer, 1 to 30 s; then a random legal move is played for it."));
+    h("button", { type: "submit", class: "button button-small", "data-key": "bot-timeout-save", "data-testid": "bot-timeout-save" }, gettext("Save"))),
+  h("p", { id: "bot-timeout-hint", class: "hint" }, gettext("How long an HSLU bot may think per answer, 1 to 30 s; then a random legal move is played for it.")));
 }
 
 /** Change the table's turn clock and stand-in bot (between games). */
@@ -1197,13 +1236,13 @@ function clockForm(t) {
   const seconds = h("select", { id: "turn-clock-input", "data-testid": "turn-clock-input", "data-key": "turn-clock-input",
     onchange: remember },
   [...new Set([...(view.turn_clocks || [0, 30, 60, 120]), t.turn_clock_s])].map((s) =>
-    h("option", { value: s, selected: s === chosen.seconds }, s ? `${s} s` : "Off")));
+    h("option", { value: s, selected: s === chosen.seconds }, s ? `${s} s` : gettext("Off"))));
   const bot = h("select", { id: "standin-input", "data-testid": "standin-input", "data-key": "standin-input",
-    "aria-label": "Stand-in bot", onchange: remember },
+    "aria-label": gettext("Stand-in bot"), onchange: remember },
   view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, b.label)));
   const pause = h("select", { id: "round-pause-input", "data-testid": "round-pause-input", "data-key": "round-pause-input",
-    "aria-label": "Round summary", onchange: remember },
-  (view.round_pauses || [0, 3, 5, 10]).map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? `Round summary ${s} s` : "No round summary")));
+    "aria-label": gettext("Round summary"), onchange: remember },
+  (view.round_pauses || [0, 3, 5, 10]).map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? interpolate(gettext("Round summary %(seconds)s s"), { seconds: s }, true) : gettext("No round summary"))));
   return h("form", {
     class: "timeout-form", "data-testid": "clock-form",
     onsubmit: (event) => {
@@ -1212,7 +1251,7 @@ function clockForm(t) {
       if (wanted.seconds === view.table.turn_clock_s && wanted.bot === view.table.standin_bot
         && wanted.pause === view.table.round_pause_s) {
         clockDraft = null;
-        announce("The turn clock is already set so.");
+        announce(gettext("The turn clock is already set so."));
         return;
       }
       if (send({ type: "set_turn_clock", seconds: wanted.seconds, bot: wanted.bot, round_pause: wanted.pause })) {
@@ -1220,19 +1259,19 @@ function clockForm(t) {
       }
     },
   },
-  h("label", { for: "turn-clock-input" }, "Turn clock"),
+  h("label", { for: "turn-clock-input" }, gettext("Turn clock")),
   h("span", { class: "input-row" }, seconds, bot, pause,
-    h("button", { type: "submit", class: "button button-small", "data-testid": "clock-save" }, "Save")),
-  h("p", { class: "hint" }, "When a person's time for a move runs out, the stand-in bot plays for them until they are back."));
+    h("button", { type: "submit", class: "button button-small", "data-testid": "clock-save" }, gettext("Save"))),
+  h("p", { class: "hint" }, gettext("When a person's time for a move runs out, the stand-in bot plays for them until they are back.")));
 }
 
 function resultHeadline(g) {
-  if (g.winner === null || g.winner === undefined) return "It's a draw!";
+  if (g.winner === null || g.winner === undefined) return gettext("It's a draw!");
   const me = mySeat();
   if (me !== null && view.you.game_seat !== undefined && view.you.game_seat !== null) {
-    return g.winner === view.you.game_seat % 2 ? "You won!" : "You lost.";
+    return g.winner === view.you.game_seat % 2 ? gettext("You won!") : gettext("You lost.");
   }
-  return `${g.winner === 0 ? "North & South" : "East & West"} win!`;
+  return g.winner === 0 ? gettext("North & South win!") : gettext("East & West win!");
 }
 
 function closeResult() {
@@ -1260,7 +1299,7 @@ function renderResult() {
     h("strong", { class: "result-points", "data-testid": `result-score-${team}` }, g.scores[team])));
   const pairs = g.pairs && g.pairs.length
     ? h("section", { class: "result-pairs", "data-testid": "result-pairs" },
-      h("h3", {}, "Fair pairs: points made beyond the other team with the same cards"),
+      h("h3", {}, gettext("Fair pairs: points made beyond the other team with the same cards")),
       h("ul", {}, g.pairs.map((p) => {
         const text = pairText(p);
         return h("li", { "data-testid": "result-pair", "data-advantage": text.advantage ?? "" },
@@ -1271,25 +1310,26 @@ function renderResult() {
   const faultNote = faults.length
     ? h("p", { class: "result-faults", "data-testid": "result-faults" },
       h("span", { "aria-hidden": "true" }, "⚠ "),
-      `${faults.length} bot fault${faults.length === 1 ? "" : "s"}: missing or wrong answers were replaced by random legal moves. `,
-      "The game details list them.")
+      `${interpolate(ngettext("%(count)s bot fault: missing or wrong answers were replaced by random legal moves.",
+        "%(count)s bot faults: missing or wrong answers were replaced by random legal moves.", faults.length), { count: faults.length }, true)} `,
+      gettext("The game details list them."))
     : null;
   const canStart = view.you.can_manage && view.seats.every((s) => s.kind !== "empty");
   ui.result.replaceChildren(h("div", { class: "result-card" },
     h("h2", { id: "result-title", "data-testid": "result-title", tabindex: -1 }, resultHeadline(g)),
     h("div", { class: "result-teams" }, teams),
     h("details", { class: "result-rounds", open: g.rounds.length <= 4 },
-      h("summary", {}, `${g.rounds.length} round${g.rounds.length === 1 ? "" : "s"}`),
-      sheetTable(g, "Points per round")),
+      h("summary", {}, interpolate(ngettext("%(count)s round", "%(count)s rounds", g.rounds.length), { count: g.rounds.length }, true)),
+      sheetTable(g, gettext("Points per round"))),
     pairs,
     faultNote,
     h("div", { class: "result-actions" },
       canStart ? h("button", { type: "button", class: "button button-primary", "data-testid": "new-game",
-        onclick: () => send({ type: "start" }) }, "New game") : null,
-      h("a", { class: "button button-quiet", href: `/games/${g.id}/replay`, "data-testid": "replay-link" }, "Replay"),
-      h("a", { class: "button button-quiet", href: `/games/${g.id}/`, "data-testid": "game-link" }, "Game details"),
+        onclick: () => send({ type: "start" }) }, gettext("New game")) : null,
+      h("a", { class: "button button-quiet", href: `/games/${g.id}/replay`, "data-testid": "replay-link" }, gettext("Replay")),
+      h("a", { class: "button button-quiet", href: `/games/${g.id}/`, "data-testid": "game-link" }, gettext("Game details")),
       h("button", { type: "button", class: "button button-quiet", "data-testid": "close-result",
-        onclick: closeResult }, "Close"))));
+        onclick: closeResult }, gettext("Close")))));
   if (appearing) ui.result.querySelector("#result-title").focus();
 }
 
@@ -1298,7 +1338,7 @@ function renderResult() {
 function toast(message) {
   const item = h("div", { class: "toast", "data-testid": "toast" },
     h("span", { class: "toast-text" }, message),
-    h("button", { type: "button", class: "toast-close", "aria-label": "Dismiss", onclick: () => item.remove() }, "×"));
+    h("button", { type: "button", class: "toast-close", "aria-label": gettext("Dismiss"), onclick: () => item.remove() }, "×"));
   ui.toasts.append(item);
   setTimeout(() => item.remove(), TOAST_MS);
   while (ui.toasts.children.length > 3) ui.toasts.firstChild.remove();
@@ -1312,8 +1352,8 @@ function announceTurn() {
   const g = game();
   const key = running() && g.player === mySeat() ? `${g.id}:${g.seq}` : null;
   if (key && key !== lastAnnouncedTurn) {
-    announce(g.phase === "trump" ? "Your turn: choose trump." : "Your turn.");
-    document.title = `● Your turn · ${view.table.name}`;
+    announce(g.phase === "trump" ? gettext("Your turn: choose trump.") : gettext("Your turn."));
+    document.title = `● ${gettext("Your turn")} · ${view.table.name}`;
   } else if (!key) {
     document.title = `${view.table.name} · Jassweb`;
   }
@@ -1338,9 +1378,9 @@ for (const button of app.querySelectorAll("[data-copy-from]")) {
     field.select();
     try {
       await navigator.clipboard.writeText(field.value);
-      toast("Invitation link copied.");
+      toast(gettext("Invitation link copied."));
     } catch {
-      toast("Copy the selected link (Ctrl+C): the browser did not allow copying here.");
+      toast(gettext("Copy the selected link (Ctrl+C): the browser did not allow copying here."));
     }
   });
 }

@@ -1,8 +1,9 @@
 // Weis and Stöck at the table: what you may announce, what was declared and who scored it.
 // Pure rendering from the view the server sends (games/snapshot.py: game.weis, game.announce).
 
-import { cardElement, cardName } from "./cards.js";
+import { cardElement, cardName, DECK } from "./cards.js";
 import { h } from "./dom.js";
+import { gettext, interpolate, pgettext } from "./i18n.js";
 
 const AUTO_STOECK_KEY = "jassweb:auto-stoeck";
 
@@ -23,9 +24,32 @@ function setAutoStoeck(on) {
   }
 }
 
-/** "Vierblatt" or "four Jacks": what a Weis is called, without its card codes. */
+// A run of cards in one suit by its length: Swiss-German names, as English speakers at a Jass table say them too.
+const RUN_NAMES = {
+  3: pgettext("Weis", "Dreiblatt"), 4: pgettext("Weis", "Vierblatt"), 5: pgettext("Weis", "Fünfblatt"),
+  6: pgettext("Weis", "Sechsblatt"), 7: pgettext("Weis", "Siebenblatt"), 8: pgettext("Weis", "Achtblatt"),
+  9: pgettext("Weis", "Neunblatt"),
+};
+
+// Four of a kind by rank offset (games/engine/weis.py: 1000 + offset, A K Q J 10 9), named in the page's deck.
+const FOUR_NAMES = DECK === "swiss"
+  ? [pgettext("Weis", "four Aces"), pgettext("Weis", "four Kings"), pgettext("Weis", "four Ober"),
+    pgettext("Weis", "four Under"), pgettext("Weis", "four Banner"), pgettext("Weis", "four Nines")]
+  : [pgettext("Weis", "four Aces"), pgettext("Weis", "four Kings"), pgettext("Weis", "four Queens"),
+    pgettext("Weis", "four Jacks"), pgettext("Weis", "four Tens"), pgettext("Weis", "four Nines")];
+
+/** "Vierblatt" or "four Jacks": what a Weis is called, without its card codes, in the page's language and deck. */
 export function weisKind(entry) {
+  if (typeof entry.code === "number") {
+    const name = entry.code >= 1000 ? FOUR_NAMES[entry.code - 1000] : RUN_NAMES[Math.floor(entry.code / 100)];
+    if (name) return name;
+  }
   return entry.name.startsWith("four ") ? entry.name : entry.name.split(" ")[0];
+}
+
+/** "Vierblatt (50)": a Weis and its points in running text. */
+function weisWithPoints(entry) {
+  return interpolate(gettext("%(weis)s (%(points)s)"), { weis: weisKind(entry), points: entry.points }, true);
 }
 
 function weisCards(entry) {
@@ -47,29 +71,30 @@ export function weisBar(g, act, myTurn) {
   const parts = [];
   if (myTurn && offer.weis.length) {
     const codes = offer.weis.map((entry) => entry.code);
-    parts.push(h("span", { class: "weis-bar-title" }, "Weis"),
+    parts.push(h("span", { class: "weis-bar-title" }, pgettext("announcement", "Weis")),
       ...offer.weis.map((entry) => h("button", {
         type: "button", class: "button weis-button", "data-testid": "declare-weis", "data-code": entry.code,
         "data-key": `weis-${entry.code}`, onclick: () => act({ type: "declare_weis", weis: [entry.code] }),
-        "aria-label": `Declare ${weisKind(entry)} (${entry.points}): ${entry.cards.map(cardName).join(", ")}`,
+        "aria-label": interpolate(gettext("Declare %(weis)s (%(points)s): %(cards)s"),
+          { weis: weisKind(entry), points: entry.points, cards: entry.cards.map(cardName).join(", ") }, true),
       }, weisCards(entry), h("span", {}, `${weisKind(entry)} · ${entry.points}`))));
     if (codes.length > 1) {
       parts.push(h("button", { type: "button", class: "button button-primary weis-button", "data-testid": "declare-all-weis",
-        "data-key": "weis-all", onclick: () => act({ type: "declare_weis", weis: codes }) }, `Declare all · ${total(offer.weis)}`));
+        "data-key": "weis-all", onclick: () => act({ type: "declare_weis", weis: codes }) }, interpolate(gettext("Declare all · %(points)s"), { points: total(offer.weis) }, true)));
     }
-    parts.push(h("span", { class: "hint weis-bar-hint" }, "Declare with your first card, or just play: declaring is optional."));
+    parts.push(h("span", { class: "hint weis-bar-hint" }, gettext("Declare with your first card, or just play: declaring is optional.")));
   }
   if (offer.declared.length) {
     parts.push(h("span", { class: "weis-bar-declared", "data-testid": "my-weis" },
-      `You declared ${offer.declared.map((entry) => `${weisKind(entry)} (${entry.points})`).join(", ")}.`));
+      interpolate(gettext("You declared %(weis)s."), { weis: offer.declared.map(weisWithPoints).join(", ") }, true)));
   }
   if (myTurn && offer.stoeck) {
     parts.push(h("button", { type: "button", class: "button button-primary weis-button", "data-testid": "announce-stoeck",
       "data-key": "stoeck", onclick: () => act({ type: "play_card", card: offer.stoeck, stoeck: true }, offer.stoeck),
-      "aria-label": `Stöck: play the ${cardName(offer.stoeck)} and score 20` },
-    cardElement(offer.stoeck, { className: "card-mini" }), h("span", {}, "Stöck! · 20")));
+      "aria-label": interpolate(gettext("Stöck: play the %(card)s and score 20"), { card: cardName(offer.stoeck) }, true) },
+    cardElement(offer.stoeck, { className: "card-mini" }), h("span", {}, gettext("Stöck! · 20"))));
   }
-  if (offer.stoeck_pending) parts.push(h("span", { class: "weis-bar-declared" }, "Stöck announced: play the card."));
+  if (offer.stoeck_pending) parts.push(h("span", { class: "weis-bar-declared" }, gettext("Stöck announced: play the card.")));
   return parts;
 }
 
@@ -86,25 +111,25 @@ export function weisPanel(g, who, teamLabel) {
     h("span", { class: "weis-who" }, who(seat)), " ",
     entry.cards ? h("span", { class: "weis-name" }, `${weisKind(entry)} `) : null,
     h("strong", {}, entry.points), entry.cards ? weisCards(entry) : null,
-    h("span", { class: "weis-status" }, scored ? " ✓ scored" : decided ? " · not scored" : " · declared"));
+    h("span", { class: "weis-status" }, scored ? ` ✓ ${gettext("scored")}` : decided ? ` · ${gettext("not scored")}` : ` · ${gettext("declared")}`));
   });
   if (weis && weis.stoeck >= 0) {
     rows.push(h("li", { class: "weis-entry weis-scored", "data-testid": "stoeck-entry", "data-seat": weis.stoeck },
-      h("span", { class: "weis-who" }, who(weis.stoeck)), " ", h("span", { class: "weis-name" }, "Stöck "),
+      h("span", { class: "weis-who" }, who(weis.stoeck)), " ", h("span", { class: "weis-name" }, `${pgettext("announcement", "Stöck")} `),
       h("strong", {}, 20), h("span", { class: "weis-status" }, " ✓")));
   }
   const factor = weis && weis.factor > 1 ? ` ×${weis.factor}` : "";
   const verdict = weis && weis.team >= 0
-    ? h("p", { class: "weis-verdict", "data-testid": "weis-team" }, `${teamLabel(weis.team)} score ${weis.points[weis.team]}${factor} in Weis`)
+    ? h("p", { class: "weis-verdict", "data-testid": "weis-team" }, interpolate(gettext("%(team)s score %(points)s in Weis"), { team: teamLabel(weis.team), points: `${weis.points[weis.team]}${factor}` }, true))
     : null;
   return [
-    h("h2", { class: "panel-title", id: "weis-title" }, "Weis & Stöck"),
-    rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, "Nothing declared this round yet."),
+    h("h2", { class: "panel-title", id: "weis-title" }, gettext("Weis & Stöck")),
+    rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, gettext("Nothing declared this round yet.")),
     verdict,
     h("label", { class: "check weis-auto" },
       h("input", { type: "checkbox", "data-testid": "auto-stoeck", checked: autoStoeck() ? "" : null,
         onchange: (event) => setAutoStoeck(event.target.checked) }),
-      " Announce my Stöck by themselves"),
+      ` ${gettext("Announce my Stöck by themselves")}`),
   ].filter(Boolean); // replaceChildren would write a null out as text
 }
 
@@ -115,27 +140,30 @@ export function weisSummaryLines(r, who, teamLabel) {
   const lines = [];
   if (weis.team >= 0) {
     const scored = weis.declared.flatMap((entries, seat) => (seat % 2 === weis.team ? entries.map((e) => ({ seat, e })) : []));
-    const kinds = scored.map(({ seat, e }) => `${who(seat)}: ${e.name ? weisKind(e) : "Weis"} ${e.points}`).join(", ");
+    const kinds = scored.map(({ seat, e }) => `${who(seat)}: ${e.name ? weisKind(e) : pgettext("announcement", "Weis")} ${e.points}`).join(", ");
     lines.push(h("p", { class: "summary-weis", "data-testid": "summary-weis" },
-      `Weis: ${teamLabel(weis.team)} ${weis.points[weis.team]}`, kinds ? ` (${kinds})` : ""));
+      `${pgettext("announcement", "Weis")}: ${teamLabel(weis.team)} ${weis.points[weis.team]}`, kinds ? ` (${kinds})` : ""));
   }
   if (weis.stoeck >= 0) {
-    lines.push(h("p", { class: "summary-weis", "data-testid": "summary-stoeck" }, `Stöck: ${who(weis.stoeck)} 20`));
+    lines.push(h("p", { class: "summary-weis", "data-testid": "summary-stoeck" }, `${pgettext("announcement", "Stöck")}: ${who(weis.stoeck)} 20`));
   }
   return lines;
 }
 
 /** What changed in Weis and Stöck from one view to the next, in words (for a toast and the screen reader). */
-export function weisNews(before, after, who, teamLabel) {
+export function weisNews(before, after, who, teamLabel, youSeat = null) {
   if (!after || !before) return [];
   const news = [];
   after.declared.forEach((entries, seat) => {
     const earlier = before.declared[seat] || [];
     if (entries.length > earlier.length) {
-      news.push(`${who(seat)} ${entries.length - earlier.length > 1 ? "declare" : "declares"} Weis: ${entries.slice(earlier.length).map((e) => e.points).join(" + ")}`);
+      const points = entries.slice(earlier.length).map((e) => e.points).join(" + ");
+      news.push(seat === youSeat
+        ? interpolate(gettext("You declare Weis: %(points)s"), { points }, true)
+        : interpolate(gettext("%(name)s declares Weis: %(points)s"), { name: who(seat), points }, true));
     }
   });
-  if (after.stoeck >= 0 && before.stoeck < 0) news.push(`${who(after.stoeck)}: Stöck! +20`);
-  if (after.team >= 0 && before.team < 0) news.push(`${teamLabel(after.team)} score ${after.points[after.team]} in Weis`);
+  if (after.stoeck >= 0 && before.stoeck < 0) news.push(interpolate(gettext("%(name)s: Stöck! +20"), { name: who(after.stoeck) }, true));
+  if (after.team >= 0 && before.team < 0) news.push(interpolate(gettext("%(team)s score %(points)s in Weis"), { team: teamLabel(after.team), points: after.points[after.team] }, true));
   return news;
 }
