@@ -18,11 +18,14 @@ a batch played twice from the same seed plays the same cards.
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
-from games.engine import SUIT_MASKS, TRUMPS, RoundState, Trick
-from games.engine.rules import CARD_POINTS, HIGHER_TRUMPS, JACK_BITS, LAST_TRICK_BONUS, MATCH_BONUS, WIN_RANK
+from games.engine import SUIT_MASKS, TRUMPS, RoundState, Trick, rules
+from games.engine.rules import CARD_POINTS, LAST_TRICK_BONUS, MATCH_BONUS, WIN_RANK
 
 # Layout of one round row. Hands are card masks (bit c = card c), as in the engine.
 HANDS = 0  # 0..3: the four hands
@@ -39,8 +42,6 @@ ROW_SIZE = 18
 
 # Constant tables as arrays; numba freezes module-level arrays into the compiled code.
 SUIT_MASK_TABLE = np.array(SUIT_MASKS, dtype=np.int64)
-JACK_BIT_TABLE = np.array(JACK_BITS, dtype=np.int64)
-HIGHER_TRUMP_TABLE = np.array(HIGHER_TRUMPS, dtype=np.int64)
 WIN_RANK_TABLE = np.array(WIN_RANK, dtype=np.int64)  # [trump, led suit, card]
 CARD_POINT_TABLE = np.array(CARD_POINTS, dtype=np.int64)  # [trump, card]
 assert WIN_RANK_TABLE.shape == (len(TRUMPS), 4, 36)
@@ -139,33 +140,33 @@ def random_card(mask: int, rng: np.ndarray) -> int:
     return nth_card(mask, random_below(rng, bit_count(mask)))
 
 
+def compile_engine_function(function: Callable[..., int]) -> Callable[..., int]:
+    """Compile a fast-path function of the engine with numba, so that a kernel runs the engine's rule, not a copy.
+
+    The code object is the engine's, unchanged; only the module-level tuples it reads (``SUIT_MASKS``,
+    ``HIGHER_TRUMPS``...) are rebound to int64 arrays, which numba indexes faster than frozen tuples.
+    """
+    namespace = dict(function.__globals__)
+    for name in function.__code__.co_names:
+        if isinstance(namespace.get(name), tuple):
+            namespace[name] = np.array(namespace[name], dtype=np.int64)
+    clone = types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__)
+    clone.__qualname__ = function.__qualname__
+    kernel: Callable[..., int] = njit(cache=True, nogil=True)(clone)
+    return kernel
+
+
+# The legal-card rule has one source, ``games/engine/rules.py``; ``tests/test_rollout.py`` still checks every mask.
+legal_mask_after = compile_engine_function(rules.legal_mask_after)
+
+
 @njit(cache=True, nogil=True)
 def legal_mask(row: np.ndarray) -> int:
     """Return the cards the player to move may play (the engine's ``legal_mask_after``, unchecked)."""
-    hand = row[HANDS + row[PLAYER]]
+    hand: int = row[HANDS + row[PLAYER]]
     if row[TRICK_LEN] == 0:
         return hand
-    trump = row[TRUMP]
-    led = row[TRICK] // 9
-    follow = hand & SUIT_MASK_TABLE[led]
-    if trump >= 4:
-        return follow if follow else hand
-    trump_mask = SUIT_MASK_TABLE[trump]
-    trumps = hand & trump_mask
-    if led == trump:
-        # Must follow trump, unless the only trump held is the Jack (Puur).
-        if trumps == 0 or trumps == JACK_BIT_TABLE[trump]:
-            return hand
-        return trumps
-    top = row[TOP]
-    if top // 9 != trump:
-        return (follow | trumps) if follow else hand
-    if trumps == hand:
-        return hand
-    allowed = trumps & HIGHER_TRUMP_TABLE[top]
-    if follow:
-        return follow | allowed
-    return (hand & ~trump_mask) | allowed
+    return legal_mask_after(hand, row[TRICK] // 9, row[TOP], row[TRUMP])
 
 
 @njit(cache=True, nogil=True)

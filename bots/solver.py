@@ -41,11 +41,10 @@ from games.engine.rules import LAST_TRICK_BONUS, MATCH_BONUS
 
 from .rollout import (
     CARD_POINT_TABLE,
-    HIGHER_TRUMP_TABLE,
-    JACK_BIT_TABLE,
     SUIT_MASK_TABLE,
     WIN_RANK_TABLE,
     encode_round,
+    legal_mask_after,
     playouts,
 )
 
@@ -135,29 +134,11 @@ class TranspositionTable:
 
 @njit(cache=True, nogil=True)
 def _legal(st: np.ndarray, player: int, trump: int) -> int:
-    """The legal cards of ``player`` (``bots.rollout.legal_mask`` on this state layout)."""
-    hand = st[_HANDS + player]
+    """The legal cards of ``player``: the engine's rule, compiled (``bots.rollout.legal_mask_after``)."""
+    hand: int = st[_HANDS + player]
     if st[_TLEN] == 0:
         return hand
-    led = st[_TRICK] // 9
-    follow = hand & SUIT_MASK_TABLE[led]
-    if trump >= 4:
-        return follow if follow else hand
-    trump_mask = SUIT_MASK_TABLE[trump]
-    trumps = hand & trump_mask
-    if led == trump:
-        if trumps == 0 or trumps == JACK_BIT_TABLE[trump]:
-            return hand
-        return trumps
-    top = st[_TOP]
-    if top // 9 != trump:
-        return (follow | trumps) if follow else hand
-    if trumps == hand:
-        return hand
-    allowed = trumps & HIGHER_TRUMP_TABLE[top]
-    if follow:
-        return follow | allowed
-    return (hand & ~trump_mask) | allowed
+    return legal_mask_after(hand, st[_TRICK] // 9, st[_TOP], trump)
 
 
 @njit(cache=True, nogil=True)
