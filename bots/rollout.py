@@ -19,7 +19,7 @@ a batch played twice from the same seed plays the same cards.
 from __future__ import annotations
 
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numba import njit
@@ -60,7 +60,7 @@ def encode_round(state: RoundState) -> np.ndarray:
 
 
 def encode_parts(
-    hands: tuple[int, int, int, int] | list[int],
+    hands: Sequence[int],
     trump: int,
     player: int,
     leader: int,
@@ -97,7 +97,7 @@ def seed_state(seed: int) -> np.ndarray:
 @njit(cache=True, nogil=True)
 def next_random(rng: np.ndarray) -> np.uint64:
     """Advance a xorshift64* generator held in ``rng[0]`` and return its next 64-bit output."""
-    x = rng[0]
+    x: np.uint64 = rng[0]
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
@@ -215,7 +215,7 @@ def play_card(row: np.ndarray, card: int) -> None:
 @njit(cache=True, nogil=True)
 def score(row: np.ndarray, team: int) -> int:
     """Return ``team``'s points of a finished round, the match bonus included."""
-    points = row[POINTS + team]
+    points: int = row[POINTS + team]
     if row[TRICKS_WON + team] == 9:
         points += MATCH_BONUS
     return points

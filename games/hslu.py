@@ -355,8 +355,8 @@ def decode_round(data: object) -> RoundState:
         decisions.append(Action.trump(trump))
     for action in decisions:
         state = state.apply(action)
-    for number, trick in enumerate([*(t.cards for t in public.tricks), public.trick]):
-        for i, card in enumerate(trick):
+    for number, cards in enumerate([*(t.cards for t in public.tricks), public.trick]):
+        for i, card in enumerate(cards):
             try:
                 state = state.apply(Action.card(card))
             except IllegalActionError as exc:

@@ -221,6 +221,16 @@ def format_cards(cards: Iterable[int]) -> str:
     return " ".join(CARD_CODES[card] for card in cards)
 
 
+def four(values: Iterable[int]) -> tuple[int, int, int, int]:
+    """Return four ints (one per seat or suit) as a 4-tuple, the type the engine's values are declared with.
+
+    >>> four(hand.bit_count() for hand in (0b111, 0b1, 0, 0b11))
+    (3, 1, 0, 2)
+    """
+    first, second, third, fourth = values
+    return (first, second, third, fourth)
+
+
 def permute_card(card: int, permutation: tuple[int, int, int, int]) -> int:
     """Return ``card`` with its suit mapped through ``permutation`` (suit -> suit)."""
     return permutation[card // 9] * 9 + card % 9

@@ -15,11 +15,11 @@ import random
 from collections.abc import Sequence
 from itertools import permutations
 
-from .cards import SUITS, permute_mask
+from .cards import SUITS, four, permute_mask
 from .errors import InvalidConfigError
 
 IDENTITY = (0, 1, 2, 3)
-SUIT_PERMUTATIONS = tuple(p for p in permutations(SUITS) if p != IDENTITY)
+SUIT_PERMUTATIONS = tuple(four(p) for p in permutations(SUITS) if p != IDENTITY)
 
 
 def random_schedule(round_count: int, rng: random.Random) -> list[int]:
@@ -123,7 +123,7 @@ def random_deal(rng: random.Random) -> tuple[int, int, int, int]:
         for card in deck[9 * seat : 9 * seat + 9]:
             mask |= 1 << card
         hands.append(mask)
-    return tuple(hands)
+    return four(hands)
 
 
 def repeat_hands(
@@ -136,5 +136,5 @@ def repeat_hands(
     """
     result = [0, 0, 0, 0]
     for k in range(4):
-        result[(forehand - k) % 4] = permute_mask(hands[(original_forehand - k) % 4], tuple(permutation))
-    return tuple(result)
+        result[(forehand - k) % 4] = permute_mask(hands[(original_forehand - k) % 4], four(permutation))
+    return four(result)

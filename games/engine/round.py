@@ -23,6 +23,7 @@ from .cards import (
     check_card,
     codes_of,
     format_cards,
+    four,
     iter_cards,
     mask_of,
     next_seat,
@@ -224,7 +225,7 @@ class RoundState(NamedTuple):
         """
         if type(dealer) is not int or not 0 <= dealer < 4:
             raise InvalidActionError(f"not a seat (0-3): {dealer!r}")
-        masks = tuple(h if type(h) is int else mask_of(h) for h in hands)
+        masks = tuple(h if isinstance(h, int) else mask_of(h) for h in hands)
         if len(masks) != 4:
             raise InvalidActionError(f"a deal has four hands, got {len(masks)}")
         seen = 0
@@ -236,7 +237,7 @@ class RoundState(NamedTuple):
             seen |= mask
         forehand_seat = next_seat(dealer)
         declared = ((), (), (), ()) if weis else None
-        return cls(dealer, masks, -1, -1, forehand_seat, forehand_seat, (), -1, (), (0, 0), declared, -1)
+        return cls(dealer, four(masks), -1, -1, forehand_seat, forehand_seat, (), -1, (), (0, 0), declared, -1)
 
     # -- derived facts ------------------------------------------------------
 
@@ -286,7 +287,7 @@ class RoundState(NamedTuple):
     def weis_points(self) -> tuple[int, int]:
         """The Weis each team scored (0 before the first trick is complete)."""
         team = self.weis_team
-        if team < 0:
+        if team < 0 or self.declared is None:
             return (0, 0)
         points = team_weis_points(self.declared, team)
         return (points, 0) if team == 0 else (0, points)
@@ -317,7 +318,7 @@ class RoundState(NamedTuple):
                 hands[trick.seat_of(index)] |= 1 << card
         for index, card in enumerate(self.trick):
             hands[(self.leader - index) % 4] |= 1 << card
-        return tuple(hands)
+        return four(hands)
 
     def actions(self) -> list[Action]:
         """Return the actions taken in this round, in order; replaying them from the deal rebuilds it."""
@@ -332,7 +333,7 @@ class RoundState(NamedTuple):
         if self.trump >= 0:
             actions.append((fh if self.forehand == 1 else partner_of(fh), Action.trump(self.trump)))
         stoeck_card = self._stoeck_card()
-        played = [(t.first, t.cards) for t in self.tricks]
+        played: list[tuple[int, tuple[int, ...]]] = [(t.first, t.cards) for t in self.tricks]
         if self.trick:
             played.append((self.leader, self.trick))
         for trick_no, (first, cards) in enumerate(played):
@@ -520,9 +521,10 @@ class RoundState(NamedTuple):
         """Record a Weis or Stöck of the player to move without validation; the turn stays."""
         if action.kind == Action.STOECK:
             return self._replace(stoeck=self.player)
+        assert self.declared is not None, "the caller checked that this table plays with Weis"
         declared = list(self.declared)
         declared[self.player] = (*declared[self.player], action.value)
-        return self._replace(declared=tuple(declared))
+        return self._replace(declared=(declared[0], declared[1], declared[2], declared[3]))
 
     def choose_trump_unchecked(self, trump: int) -> RoundState:
         """Declare a trump or push without validation (fast path)."""
@@ -554,7 +556,7 @@ class RoundState(NamedTuple):
         else:
             top = card
         trick = trick + (card,)
-        if len(trick) < 4:
+        if len(trick) != 4:  # "!=", not "<": mypy narrows a full trick to four cards
             return tuple.__new__(
                 RoundState,
                 (dealer, hands, trump, forehand, following, leader, trick, top, tricks, points, declared, stoeck),
@@ -583,18 +585,15 @@ class RoundState(NamedTuple):
         if viewer != -1 and (type(viewer) is not int or not 0 <= viewer < 4):
             raise InvalidActionError(f"not a seat (0-3): {seat!r}")
         declared = self.declared
-        if declared is None:
-            weis_fields = {}
-        else:
-            team = self.weis_team
-            weis_fields = {
-                "shown_weis": tuple(
-                    codes if seat == viewer or team_of(seat) == team else () for seat, codes in enumerate(declared)
-                ),
-                "announced_weis": tuple(tuple(weis_points(code) for code in codes) for codes in declared),
-                "weis_team": team,
-                "stoeck": self.stoeck,
-            }
+        shown_weis: tuple[tuple[int, ...], ...] | None = None
+        announced_weis: tuple[tuple[int, ...], ...] | None = None
+        weis_team = stoeck = -1
+        if declared is not None:
+            weis_team, stoeck = self.weis_team, self.stoeck
+            shown_weis = tuple(
+                codes if seat == viewer or team_of(seat) == weis_team else () for seat, codes in enumerate(declared)
+            )
+            announced_weis = tuple(tuple(weis_points(code) for code in codes) for codes in declared)
         return Observation(
             viewer=viewer,
             dealer=self.dealer,
@@ -606,8 +605,11 @@ class RoundState(NamedTuple):
             tricks=self.tricks,
             points=self.points,
             hand=self.hands[viewer] if viewer >= 0 else 0,
-            hand_sizes=tuple(h.bit_count() for h in self.hands),
-            **weis_fields,
+            hand_sizes=four(h.bit_count() for h in self.hands),
+            shown_weis=shown_weis,
+            announced_weis=announced_weis,
+            weis_team=weis_team,
+            stoeck=stoeck,
         )
 
     def describe(self, seat: int | None = None) -> str:
