@@ -49,7 +49,7 @@ from games.engine import (
     Action as EngineAction,
 )
 from games.events import Send, publisher
-from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table, deal_to_json
+from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, SeatFields, Table, deal_to_json
 
 log = logging.getLogger(__name__)
 
@@ -353,7 +353,7 @@ def set_bot(table_id: int, position: int, bot: str, actor: Actor) -> None:
         raise ServiceError("unknown_bot", f"unknown bot {bot!r}; built-in bots: {', '.join(sorted(BUILTIN_BOTS))}")
     with _seat_change(table_id, actor, "add bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == "human":
+        if seat.player is not None:  # a person sits here
             raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
         seat.bot = bot
         seat.save(update_fields=["bot"])
@@ -377,7 +377,7 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
         raise ServiceError("bad_bot_url", "a bot name has at most 40 characters")
     with _seat_change(table_id, actor, "invite bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == "human":
+        if seat.player is not None:  # a person sits here
             raise ServiceError("seat_taken", f"{SEAT_NAMES[position]} is taken by {seat.player.name}")
         seat.bot, seat.remote_url, seat.remote_name, seat.remote_dialect = "", url, name, dialect
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
@@ -656,7 +656,7 @@ def submit_moves(
     return after
 
 
-def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
+def _check_mover(game_seat: SeatFields, actor: Actor, report: BotReport) -> None:
     """Refuse a move by someone who does not play this seat now."""
     position = SEAT_NAMES[game_seat.position]
     if actor.bot:
@@ -674,7 +674,7 @@ def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
         raise ServiceError("standin", "a stand-in bot is playing for you: press “I'm back” to play again")
 
 
-def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState, report: BotReport) -> None:
+def _note_bot_answer(game: Game, game_seat: SeatFields, seq: int, state: GameState, report: BotReport) -> None:
     """Keep a bot's answer time (and fault, and the dialect that answered) on its seat and in the faults."""
     fields = []
     if report.latency_ms is not None:
@@ -752,10 +752,12 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
         if vote is not None:
             if vote["by"] == actor.player_id:
                 raise ServiceError("vote_open", "you asked already; the others have not all answered yet")
-            if actor.player_id in vote["voters"]:
+            if actor.player_id is not None and actor.player_id in vote["voters"]:
                 _answer(table, game, vote, actor.player_id, agree=True)
                 return game
-        name = Player.objects.filter(pk=actor.player_id).values_list("name", flat=True).first() or "?"
+        name = "?"
+        if actor.player_id is not None:
+            name = Player.objects.filter(pk=actor.player_id).values_list("name", flat=True).first() or "?"
         until = timezone.now() + timedelta(seconds=settings.JASSWEB_ABANDON_VOTE_SECONDS)
         game.abandon_vote = {
             "by": actor.player_id,
@@ -897,7 +899,8 @@ def clock_ran_out(game_id: int, seat: int, expected_seq: int) -> bool:
         game_seat = GameSeat.objects.get(game=game, position=seat)
         if not game_seat.player_id or game_seat.standin or states.load(game).player != seat:
             return False
-        if timezone.now() < game.turn_started_at + timedelta(seconds=game.turn_clock_s):
+        started = game.turn_started_at
+        if started is None or timezone.now() < started + timedelta(seconds=game.turn_clock_s):
             return False
         game_seat.standin = GameSeat.CLOCK
         game_seat.save(update_fields=["standin"])

@@ -86,6 +86,7 @@ __all__ = [
     "check_card",
     "codes_of",
     "format_cards",
+    "four",
     "iter_cards",
     "mask_from_codes",
     "mask_of",
@@ -138,7 +139,11 @@ SUIT_MASKS = tuple(0x1FF << (9 * suit) for suit in SUITS)
 
 
 def next_seat(seat: int) -> int:
-    """Return the seat that plays after ``seat`` (counter-clockwise)."""
+    """Return the seat that plays after ``seat`` (counter-clockwise).
+
+    >>> [SEAT_NAMES[next_seat(seat)] for seat in (NORTH, WEST, SOUTH, EAST)]
+    ['West', 'South', 'East', 'North']
+    """
     return (seat + 3) % 4
 
 
@@ -175,7 +180,15 @@ def card_code(card: int) -> str:
 
 
 def card_from_code(code: str) -> int:
-    """Return the card id of an HSLU code such as ``"C10"``."""
+    """Return the card id of an HSLU code such as ``"C10"``.
+
+    >>> card_from_code("HJ") == HJ, card_from_code("C10")
+    (True, 31)
+    >>> card_from_code("XJ")
+    Traceback (most recent call last):
+      ...
+    games.engine.errors.InvalidActionError: unknown card code: 'XJ'
+    """
     try:
         return _CARD_IDS[code]
     except (KeyError, TypeError):
@@ -183,7 +196,15 @@ def card_from_code(code: str) -> int:
 
 
 def mask_of(cards: Iterable[int]) -> int:
-    """Return the mask of a collection of card ids (duplicates are an error)."""
+    """Return the mask of a collection of card ids (duplicates are an error).
+
+    >>> bin(mask_of([DA, DK, HA]))
+    '0b1000000011'
+    >>> mask_of([DA, DA])
+    Traceback (most recent call last):
+      ...
+    games.engine.errors.InvalidActionError: card 'DA' appears twice
+    """
     mask = 0
     for card in cards:
         bit = 1 << check_card(card)
@@ -207,7 +228,11 @@ def cards_of(mask: int) -> list[int]:
 
 
 def codes_of(mask: int) -> list[str]:
-    """Return the HSLU codes of the cards in ``mask`` in ascending id order."""
+    """Return the HSLU codes of the cards in ``mask`` in ascending id order.
+
+    >>> codes_of(mask_of([C6, HJ, DA]))
+    ['DA', 'HJ', 'C6']
+    """
     return [CARD_CODES[card] for card in iter_cards(mask)]
 
 

@@ -28,6 +28,10 @@ def random_schedule(round_count: int, rng: random.Random) -> list[int]:
     Each team starts the same number of original rounds when ``round_count``
     is a multiple of 4; otherwise the number of originals (``round_count / 2``)
     is odd and one team, chosen at random, starts one more.
+
+    >>> schedule = random_schedule(12, random.Random(1))
+    >>> len(schedule), schedule.count(0)       # 0: an original deal, k: a repeat of round k
+    (12, 6)
     """
     check_round_count(round_count)
     half = round_count // 2

@@ -90,7 +90,11 @@ class Action:
 
     @classmethod
     def card(cls, card: int | str) -> Action:
-        """Return the action of playing ``card`` (an id or an HSLU code)."""
+        """Return the action of playing ``card`` (an id or an HSLU code).
+
+        >>> Action.card("HJ"), Action.card("HJ").code, Action.from_code(12)
+        (Action.card('HJ'), 12, Action.card('HJ'))
+        """
         return cls(cls.CARD, card_from_code(card) if isinstance(card, str) else card)
 
     @classmethod
@@ -399,6 +403,20 @@ class RoundState(NamedTuple):
         return legal_mask_after(hand, self.trick[0] // 9, self.top, self.trump)
 
     def legal_cards(self) -> list[int]:
+        """Return the card ids the player to move may play (none before the trump is declared).
+
+        >>> from games.engine import EAST, HEARTS, codes_of, mask_of, mask_from_codes
+        >>> north = mask_from_codes(["DA", "DK", "DQ", "DJ", "D10", "D9", "D8", "D7", "D6"])
+        >>> east = mask_from_codes(["HA", "HK", "HQ", "S6", "S7", "S8", "S9", "S10", "SJ"])
+        >>> south = mask_from_codes(["HJ", "H10", "H9", "H8", "H7", "H6", "SQ", "SK", "SA"])
+        >>> state = RoundState.deal([north, east, south, FULL_DECK ^ north ^ east ^ south], dealer=EAST)
+        >>> state = state.choose_trump(HEARTS).play("DA")        # North leads a Diamond
+        >>> codes_of(mask_of(state.legal_cards()))              # West holds the Clubs: any of them
+        ['CA', 'CK', 'CQ', 'CJ', 'C10', 'C9', 'C8', 'C7', 'C6']
+        >>> state = state.play("C6").play("HJ")                 # South has no Diamond: trumps with the Puur
+        >>> codes_of(mask_of(state.legal_cards()))              # East may not under-trump, so no HA, HK, HQ
+        ['SJ', 'S10', 'S9', 'S8', 'S7', 'S6']
+        """
         return list(iter_cards(self.legal_mask()))
 
     def legal_actions(self) -> list[Action]:
