@@ -8,9 +8,10 @@ a dozen array calls per card). ``playouts`` finishes a whole batch of rows in
 one call, with random or rule-of-thumb (``greedy_card``) players, and is the
 unchecked fast path: it trusts that every row is a consistent round with the
 trump declared. ``bots.mcts`` calls the same kernels from inside its tree
-search. The engine stays the reference: ``tests/test_rollout.py`` checks every
-legal mask, trick winner and point total here against ``RoundState``'s
-checked path.
+search. The engine stays the reference: the legal-card rule is the engine's own
+``legal_mask_after``, compiled (``compile_engine_function``), and
+``tests/test_rollout.py`` checks every legal mask, trick winner and point total
+here against ``RoundState``'s checked path.
 
 Randomness inside the kernels is a xorshift64* stream seeded by the caller, so
 a batch played twice from the same seed plays the same cards.
