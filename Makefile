@@ -36,12 +36,14 @@ test: $(VENV)/.dev-installed
 test-fast: $(VENV)/.dev-installed
 	JASSWEB_HYPOTHESIS=fast $(BIN)/python -m pytest -m "not browser and not services and not slow" -n 2 -q $(PYTEST_ARGS)
 
+# ruff, then mypy with django-stubs over the project (strict on the engine, the HSLU codec and bots/: pyproject.toml).
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis staticfiles

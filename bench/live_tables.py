@@ -88,6 +88,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.connection import Connection
@@ -209,7 +210,7 @@ class Daphne(ServerProcess):
 
     def __init__(self, app: str, env: dict[str, str], timeout: float = 60.0) -> None:
         super().__init__(env, timeout, app)
-        self.command = self.process.args
+        self.command: list[str] = list(self.process.args)  # type: ignore[arg-type]  # Popen was given a list
 
     @property
     def pid(self) -> int:
@@ -1168,7 +1169,7 @@ def progress_line(target: str, pace: str, row: StepRow) -> str:
     )
 
 
-def joined(values: list[float], unit: float = 1.0) -> str:
+def joined(values: Sequence[float], unit: float = 1.0) -> str:
     """The sum, and each process when there are several: ``123 (61+62)``."""
     total = f"{sum(values) / unit:.0f}"
     return total if len(values) == 1 else f"{total} ({'+'.join(f'{v / unit:.0f}' for v in values)})"
@@ -1224,7 +1225,8 @@ def print_report(args: argparse.Namespace, results: dict[tuple[str, str], RunRes
     print(f"{'memory':<7}{'tables':>6}{'socks':>6}{'ours':>10}{'ours step':>11}{'ceiling':>10}{'ceil. step':>11}")
     for pace in args.paces:
         ours, ceiling = results.get(("ours", pace)), results.get(("ceiling", pace))
-        for step, row in enumerate((ours or ceiling).rows if ours or ceiling else []):
+        either = ours or ceiling
+        for step, row in enumerate(either.rows if either else []):
             o = ours.rows[step] if ours and step < len(ours.rows) else None
             c = ceiling.rows[step] if ceiling and step < len(ceiling.rows) else None
             mine = marginal_kb(ours.rows, step) if ours else "-"

@@ -74,7 +74,7 @@ def main() -> None:
         out = io.StringIO()
         seats = ["--seat", "rules", "--seat", "random", "--seat", "rules", "--seat", "random"]
         call_command("playgame", *seats, "--mode", "fair", "--rounds", str(args.rounds), "--seed", "12", stdout=out)
-        game = Game.objects.order_by("-pk").first()
+        game = Game.objects.latest("pk")
         client = Client(HTTP_HOST="127.0.0.1")
         print(f"game {game.pk}: fair, {args.rounds} rounds, {game.action_count} actions, {args.requests} requests each")
         print(f"{'page':<34}{'cache':>6}{'median ms':>12}{'p95 ms':>10}{'budget ms':>11}")

@@ -143,7 +143,7 @@ def main() -> None:
     )
 
     print(f"\nwhole deals from the first card, solver only ({args.deals} per kind, measured):")
-    times = {"trump": [], "obe/une": []}
+    times: dict[str, list[float]] = {"trump": [], "obe/une": []}
     for index in range(2 * args.deals):
         kind = "trump" if index % 2 == 0 else "obe/une"
         trump = rng.randrange(4) if kind == "trump" else 4 + (index // 2) % 2

@@ -84,6 +84,7 @@ def fill(games: int, distinct: int) -> None:
 
     def competitor(seat: GameSeat) -> Competitor:
         key = stats.competitor_key(seat)
+        assert key is not None, "every seat of the generated games is played"
         if key not in competitors:
             kind = {"human": Competitor.PERSON, "bot": Competitor.BOT}.get(seat.kind, Competitor.REMOTE)
             competitors[key] = Competitor.objects.create(
@@ -236,7 +237,7 @@ def main() -> None:
             f"type rows, {DecisiveRound.objects.count()} decisive rounds"
         )
         bot = Competitor.objects.get(key="bot:rules")
-        person = Competitor.objects.filter(kind=Competitor.PERSON).order_by("-rated_games").first()
+        person = Competitor.objects.filter(kind=Competitor.PERSON).order_by("-rated_games")[0]
         client = Client(HTTP_HOST="127.0.0.1")
         pages = [
             ("lobby (reference)  /", "/"),

@@ -101,7 +101,9 @@ def _judged(values: dict[int, float], played: int) -> dict[str, Any]:
     return {"values": {str(c): v for c, v in values.items()}, "best": best, "loss": loss}
 
 
-def analyse_round(hands: list[int], dealer: int, actions: list[int], seed: int, node_limit: int = NODE_LIMIT) -> dict:
+def analyse_round(
+    hands: list[int], dealer: int, actions: list[int], seed: int, node_limit: int = NODE_LIMIT
+) -> dict[str, Any]:
     """Analyse one round from its deal, dealer and action codes (``Action.code``), as JSON-ready data."""
     rng = np.random.default_rng([seed, 13])
     state = RoundState.deal(hands, dealer)

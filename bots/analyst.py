@@ -15,14 +15,17 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from channels.db import database_sync_to_async
 
 from bots import think
 from bots.analysis import analyse_round
 from games import analysis as stored
-from games.models import Game
+from games.analysis import RoundInput
+from games.models import Game, GameAnalysis
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +52,17 @@ def analyse_now(game: Game, *, again: bool = False, progress: Callable[[int, int
     return job.pk
 
 
-def _claim(game_id: int, worker: str):
+def _claim(game_id: int, worker: str) -> tuple[GameAnalysis | None, list[RoundInput]]:
     game = Game.objects.filter(pk=game_id).first()
     if game is None or not stored.is_over(game):
         return None, []
     job = stored.claim(game, worker)
     return job, (stored.round_inputs(game) if job is not None else [])
+
+
+def _submit(hands: list[int], dealer: int, actions: list[int], seed: int) -> Future[tuple[dict[str, Any], float]]:
+    """Send one round to the analysis worker (this may start its process: call it off the event loop)."""
+    return think.analysis_pool().submit(think.analyse_round, hands, dealer, actions, seed)
 
 
 async def analyse_in_background(game_id: int, worker: str) -> None:
@@ -71,7 +79,7 @@ async def analyse_in_background(game_id: int, worker: str) -> None:
             item = inputs[index]
             args = (list(item.hands), item.dealer, list(item.actions), item.seed)
             # Submitting may start the worker process: off the event loop too.
-            future = await asyncio.to_thread(lambda a=args: think.analysis_pool().submit(think.analyse_round, *a))
+            future = await asyncio.to_thread(_submit, *args)
             try:
                 result, seconds = await asyncio.wrap_future(future)
             except BrokenProcessPool:

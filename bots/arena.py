@@ -176,6 +176,9 @@ class EngineGame:
                             }
                         )
 
+    async def hold(self, turn: object) -> None:
+        """Nothing to wait for: arena turns never pause for a round summary (``BotTurn.pause`` is 0)."""
+
     def outcome(self) -> GameOutcome:
         state, game = self.state, self.game
         scores = state.round_scores()

@@ -8,9 +8,10 @@ a dozen array calls per card). ``playouts`` finishes a whole batch of rows in
 one call, with random or rule-of-thumb (``greedy_card``) players, and is the
 unchecked fast path: it trusts that every row is a consistent round with the
 trump declared. ``bots.mcts`` calls the same kernels from inside its tree
-search. The engine stays the reference: ``tests/test_rollout.py`` checks every
-legal mask, trick winner and point total here against ``RoundState``'s
-checked path.
+search. The engine stays the reference: the legal-card rule is the engine's own
+``legal_mask_after``, compiled (``compile_engine_function``), and
+``tests/test_rollout.py`` checks every legal mask, trick winner and point total
+here against ``RoundState``'s checked path.
 
 Randomness inside the kernels is a xorshift64* stream seeded by the caller, so
 a batch played twice from the same seed plays the same cards.
@@ -18,11 +19,14 @@ a batch played twice from the same seed plays the same cards.
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable, Sequence
+
 import numpy as np
 from numba import njit
 
-from games.engine import SUIT_MASKS, TRUMPS, RoundState, Trick
-from games.engine.rules import CARD_POINTS, HIGHER_TRUMPS, JACK_BITS, LAST_TRICK_BONUS, MATCH_BONUS, WIN_RANK
+from games.engine import SUIT_MASKS, TRUMPS, RoundState, Trick, rules
+from games.engine.rules import CARD_POINTS, LAST_TRICK_BONUS, MATCH_BONUS, WIN_RANK
 
 # Layout of one round row. Hands are card masks (bit c = card c), as in the engine.
 HANDS = 0  # 0..3: the four hands
@@ -39,8 +43,6 @@ ROW_SIZE = 18
 
 # Constant tables as arrays; numba freezes module-level arrays into the compiled code.
 SUIT_MASK_TABLE = np.array(SUIT_MASKS, dtype=np.int64)
-JACK_BIT_TABLE = np.array(JACK_BITS, dtype=np.int64)
-HIGHER_TRUMP_TABLE = np.array(HIGHER_TRUMPS, dtype=np.int64)
 WIN_RANK_TABLE = np.array(WIN_RANK, dtype=np.int64)  # [trump, led suit, card]
 CARD_POINT_TABLE = np.array(CARD_POINTS, dtype=np.int64)  # [trump, card]
 assert WIN_RANK_TABLE.shape == (len(TRUMPS), 4, 36)
@@ -59,7 +61,7 @@ def encode_round(state: RoundState) -> np.ndarray:
 
 
 def encode_parts(
-    hands: tuple[int, int, int, int] | list[int],
+    hands: Sequence[int],
     trump: int,
     player: int,
     leader: int,
@@ -96,7 +98,7 @@ def seed_state(seed: int) -> np.ndarray:
 @njit(cache=True, nogil=True)
 def next_random(rng: np.ndarray) -> np.uint64:
     """Advance a xorshift64* generator held in ``rng[0]`` and return its next 64-bit output."""
-    x = rng[0]
+    x: np.uint64 = rng[0]
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
@@ -139,33 +141,33 @@ def random_card(mask: int, rng: np.ndarray) -> int:
     return nth_card(mask, random_below(rng, bit_count(mask)))
 
 
+def compile_engine_function(function: Callable[..., int]) -> Callable[..., int]:
+    """Compile a fast-path function of the engine with numba, so that a kernel runs the engine's rule, not a copy.
+
+    The code object is the engine's, unchanged; only the module-level tuples it reads (``SUIT_MASKS``,
+    ``HIGHER_TRUMPS``...) are rebound to int64 arrays, which numba indexes faster than frozen tuples.
+    """
+    namespace = dict(function.__globals__)
+    for name in function.__code__.co_names:
+        if isinstance(namespace.get(name), tuple):
+            namespace[name] = np.array(namespace[name], dtype=np.int64)
+    clone = types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__)
+    clone.__qualname__ = function.__qualname__
+    kernel: Callable[..., int] = njit(cache=True, nogil=True)(clone)
+    return kernel
+
+
+# The legal-card rule has one source, ``games/engine/rules.py``; ``tests/test_rollout.py`` still checks every mask.
+legal_mask_after = compile_engine_function(rules.legal_mask_after)
+
+
 @njit(cache=True, nogil=True)
 def legal_mask(row: np.ndarray) -> int:
     """Return the cards the player to move may play (the engine's ``legal_mask_after``, unchecked)."""
-    hand = row[HANDS + row[PLAYER]]
+    hand: int = row[HANDS + row[PLAYER]]
     if row[TRICK_LEN] == 0:
         return hand
-    trump = row[TRUMP]
-    led = row[TRICK] // 9
-    follow = hand & SUIT_MASK_TABLE[led]
-    if trump >= 4:
-        return follow if follow else hand
-    trump_mask = SUIT_MASK_TABLE[trump]
-    trumps = hand & trump_mask
-    if led == trump:
-        # Must follow trump, unless the only trump held is the Jack (Puur).
-        if trumps == 0 or trumps == JACK_BIT_TABLE[trump]:
-            return hand
-        return trumps
-    top = row[TOP]
-    if top // 9 != trump:
-        return (follow | trumps) if follow else hand
-    if trumps == hand:
-        return hand
-    allowed = trumps & HIGHER_TRUMP_TABLE[top]
-    if follow:
-        return follow | allowed
-    return (hand & ~trump_mask) | allowed
+    return legal_mask_after(hand, row[TRICK] // 9, row[TOP], row[TRUMP])
 
 
 @njit(cache=True, nogil=True)
@@ -214,7 +216,7 @@ def play_card(row: np.ndarray, card: int) -> None:
 @njit(cache=True, nogil=True)
 def score(row: np.ndarray, team: int) -> int:
     """Return ``team``'s points of a finished round, the match bonus included."""
-    points = row[POINTS + team]
+    points: int = row[POINTS + team]
     if row[TRICKS_WON + team] == 9:
         points += MATCH_BONUS
     return points

@@ -61,7 +61,7 @@ def trump_scores(hand: int) -> tuple[float, ...]:
     for trump in SUITS:
         ranks = ranks_by_suit[trump]
         length = len(ranks)
-        score = sum(TRUMP_CARD_SCORE[r] for r in ranks) + sum(side) - side[trump]
+        score: float = sum(TRUMP_CARD_SCORE[r] for r in ranks) + sum(side) - side[trump]
         score += TRUMP_LENGTH_BONUS * max(0, length - 3)
         if JACK not in ranks:
             score -= MISSING_PUUR_PENALTY
@@ -297,7 +297,7 @@ def excluded_cards(obs: Observation) -> list[int]:
     trump = obs.trump
     trump_mask = TRUMP_MASKS[trump]
     excluded = [0, 0, 0, 0]
-    tricks = [(t.first, t.cards) for t in obs.tricks]
+    tricks: list[tuple[int, tuple[int, ...]]] = [(t.first, t.cards) for t in obs.tricks]
     if obs.trick:
         tricks.append((obs.leader, obs.trick))
     for first, cards in tricks:
@@ -446,7 +446,8 @@ def _cheapest_lead(know: _Knowledge, cards: int) -> int:
 class RuleBot(Bot):
     name = "rules"
 
-    def choose_trump(self, obs: Observation, rng: np.random.Generator) -> int:
+    # The rule bot never draws a random number, so ``rng`` may be None (bots/inference.py models players with it).
+    def choose_trump(self, obs: Observation, rng: np.random.Generator | None) -> int:
         # Stöck are 20 points for the team with King and Queen of trump (the score is on a points scale).
         scores = [score + bonus for score, bonus in zip(trump_scores(obs.hand), stoeck_bonus(obs), strict=True)]
         best = max(TRUMPS, key=lambda t: scores[t])
@@ -454,7 +455,7 @@ class RuleBot(Bot):
             return PUSH
         return best
 
-    def choose_card(self, obs: Observation, rng: np.random.Generator) -> int:
+    def choose_card(self, obs: Observation, rng: np.random.Generator | None) -> int:
         legal = obs.legal_mask()
         know = _Knowledge(obs)
         if not obs.trick:

@@ -27,9 +27,10 @@ import contextvars
 import logging
 import threading
 import time
+from collections.abc import Coroutine
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import httpx
 import numpy as np
@@ -47,6 +48,11 @@ from games.errors import ErrorCode
 from games.events import publisher
 from games.hslu import jass_type
 from games.models import Game, GameSeat
+
+if TYPE_CHECKING:
+    from bots.thinkers import RemoteThinkers
+
+_T = TypeVar("_T")
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +98,10 @@ async def _start_pool() -> None:
         log.exception("bot worker pool did not start")
 
 
-async def _in_pool(*args) -> Action:
+async def _in_pool(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | None) -> Action:
     """``think.think(*args)`` in the process pool. Submitting can block (it may have to start a worker
     process), so even that happens in a thread, never on the event loop."""
-    future = await asyncio.to_thread(lambda: think.pool().submit(think.think, *args))
+    future = await asyncio.to_thread(lambda: think.pool().submit(think.think, name, obs, seed, deadline))
     return await asyncio.wrap_future(future)
 
 
@@ -103,7 +109,9 @@ class BotPlayer:
     """Gets bots' moves: built-in ones in a thread (headless), a local process pool, or on remote
     thinkers over the channel layer (``bots.thinkers``); remote HSLU bots over HTTP."""
 
-    def __init__(self, client: httpx.AsyncClient, *, processes: bool = False, thinkers=None) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient, *, processes: bool = False, thinkers: RemoteThinkers | None = None
+    ) -> None:
         self.client = client
         self.processes = processes
         self.thinkers = thinkers  # a bots.thinkers.RemoteThinkers, or None
@@ -279,7 +287,7 @@ class LiveGame:
         self.state = state
         self.seq = info.seq
         self.wake = asyncio.Event()
-        self.task: asyncio.Task[int] | None = None
+        self.task: asyncio.Task[None] | None = None
         self.clock: asyncio.TimerHandle | None = None
         self.orphan: asyncio.TimerHandle | None = None
         self.alone_since: float | None = None  # when the last person went (this driver's knowledge)
@@ -473,7 +481,7 @@ class Driver:
         self._player: BotPlayer | None = None
         self._games: dict[int, LiveGame] = {}
         self._taking: dict[int, asyncio.Task[None]] = {}
-        self._background: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task[object]] = set()
         self._analysing: set[int] = set()
         self._lock = threading.Lock()
         self.worker_id: str | None = None
@@ -521,7 +529,7 @@ class Driver:
             await database_sync_to_async(workers.unregister)()
         self.worker_id = None
 
-    def spawn(self, coroutine, name: str) -> asyncio.Task:
+    def spawn(self, coroutine: Coroutine[Any, Any, _T], name: str) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(coroutine, name=name)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -665,7 +673,7 @@ class Driver:
         return sorted(self._games)
 
 
-def _thinkers():
+def _thinkers() -> RemoteThinkers | None:
     if getattr(settings, "JASSWEB_THINKERS", "local") != "channels":
         return None
     from bots.thinkers import RemoteThinkers
@@ -737,7 +745,7 @@ class HeadlessGame(LiveGame):
     def __init__(self, game_id: int, info: GameInfo, state: GameState, player: BotPlayer) -> None:
         super().__init__(_headless_driver, game_id, info, state)
         self.player = player
-        self.infos: list[asyncio.Task] = []
+        self.infos: list[asyncio.Task[object]] = []
 
     def reconsider(self) -> None:  # no clock, no orphan timer, nobody to wake
         pass
@@ -749,11 +757,13 @@ class HeadlessGame(LiveGame):
             await send_game_infos(self.player, self.game_id, before)
 
 
-class _NoDriver:
+class _NoDriver(Driver):
+    """The driver of headless games: nothing to forget, tasks are plain tasks (it never starts)."""
+
     def forget(self, game_id: int) -> None:
         pass
 
-    def spawn(self, coroutine, name: str):
+    def spawn(self, coroutine: Coroutine[Any, Any, _T], name: str) -> asyncio.Task[_T]:
         return asyncio.get_running_loop().create_task(coroutine, name=name)
 
 

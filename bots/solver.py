@@ -41,11 +41,10 @@ from games.engine.rules import LAST_TRICK_BONUS, MATCH_BONUS
 
 from .rollout import (
     CARD_POINT_TABLE,
-    HIGHER_TRUMP_TABLE,
-    JACK_BIT_TABLE,
     SUIT_MASK_TABLE,
     WIN_RANK_TABLE,
     encode_round,
+    legal_mask_after,
     playouts,
 )
 
@@ -135,29 +134,11 @@ class TranspositionTable:
 
 @njit(cache=True, nogil=True)
 def _legal(st: np.ndarray, player: int, trump: int) -> int:
-    """The legal cards of ``player`` (``bots.rollout.legal_mask`` on this state layout)."""
-    hand = st[_HANDS + player]
+    """The legal cards of ``player``: the engine's rule, compiled (``bots.rollout.legal_mask_after``)."""
+    hand: int = st[_HANDS + player]
     if st[_TLEN] == 0:
         return hand
-    led = st[_TRICK] // 9
-    follow = hand & SUIT_MASK_TABLE[led]
-    if trump >= 4:
-        return follow if follow else hand
-    trump_mask = SUIT_MASK_TABLE[trump]
-    trumps = hand & trump_mask
-    if led == trump:
-        if trumps == 0 or trumps == JACK_BIT_TABLE[trump]:
-            return hand
-        return trumps
-    top = st[_TOP]
-    if top // 9 != trump:
-        return (follow | trumps) if follow else hand
-    if trumps == hand:
-        return hand
-    allowed = trumps & HIGHER_TRUMP_TABLE[top]
-    if follow:
-        return follow | allowed
-    return (hand & ~trump_mask) | allowed
+    return legal_mask_after(hand, st[_TRICK] // 9, st[_TOP], trump)
 
 
 @njit(cache=True, nogil=True)
@@ -184,7 +165,7 @@ def _redundant(card: int, hand: int, legal: int, others: int, trump: int) -> boo
             return False
         bit = np.int64(1) << above
         if hand & bit:
-            return (legal & bit) != 0 and points[above] == points[card]
+            return bool((legal & bit) != 0 and points[above] == points[card])
         if others & bit:
             return False
     return False
@@ -276,10 +257,7 @@ def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, 
     value: playing the 6 or the 7 of a plain suit first leads to one entry.
     Writes canonical -> actual card into ``work[_WORK_MAP:]`` and back into ``work[_WORK_CANON:]``.
     """
-    c0 = np.int64(0)
-    c1 = np.int64(0)
-    c2 = np.int64(0)
-    c3 = np.int64(0)
+    c0 = c1 = c2 = c3 = 0
     for suit in range(4):
         previous = -1
         for index in range(9):
@@ -300,7 +278,7 @@ def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, 
             previous = spot
             work[_WORK_MAP + canon] = card
             work[_WORK_CANON + card] = canon
-            canon_bit = np.int64(1) << canon
+            canon_bit = 1 << canon
             if owner == 0:
                 c0 |= canon_bit
             elif owner == 1:
@@ -319,7 +297,7 @@ def _slot(k0: int, k1: int, k2: int, k3: int, bits: int) -> int:
     h ^= np.uint64(k2) * _MIX[2]
     h ^= np.uint64(k3) * _MIX[3]
     h ^= h >> np.uint64(29)
-    return np.int64(h >> np.uint64(64 - bits))
+    return int(np.int64(h >> np.uint64(64 - bits)))
 
 
 @njit(cache=True, nogil=True)
@@ -402,7 +380,7 @@ def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
     points = CARD_POINT_TABLE[trump]
     top = led_card
     winner = leader
-    won = points[led_card] + LAST_TRICK_BONUS
+    won: int = points[led_card] + LAST_TRICK_BONUS
     for step in range(1, 4):
         seat = (leader - step) % 4
         card = _lowest(st[_HANDS + seat])
@@ -444,16 +422,13 @@ def _node(
     first = -1
     alpha0 = alpha
     beta0 = beta
-    k0 = np.int64(0)
-    k1 = np.int64(0)
-    k2 = np.int64(0)
-    k3 = np.int64(0)
+    k0 = k1 = k2 = k3 = 0
     if tlen == 0:
         if done == 9:
             return MATCH_BONUS if st[_MATCH] == (1 << me) else 0
         if done == 8:
             return _last_trick(st, me, trump)
-        high = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
+        high: int = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
         if high <= alpha:
             return high
         # Floors: what each side surely takes. The ceiling of one side is what is left minus the
@@ -468,8 +443,8 @@ def _node(
             if high <= alpha:
                 return high
         c0, c1, c2, c3 = _canonical(st, trump, row)
-        k0 = c0 | (np.int64(leader) << 36) | (np.int64(st[_MATCH]) << 38) | (np.int64(me) << 40)
-        k0 |= np.int64(trump) << 41
+        k0 = c0 | (leader << 36) | (st[_MATCH] << 38) | (me << 40)
+        k0 |= trump << 41
         k1 = c1
         k2 = c2
         k3 = c3
@@ -482,8 +457,8 @@ def _node(
             if table[spot, 0] == k0 and table[spot, 1] == k1 and table[spot, 2] == k2 and table[spot, 3] == k3:
                 slot = spot
                 entry = table[spot, 4]
-                lower = entry & _VALUE_MASK
-                upper = (entry >> 16) & _VALUE_MASK
+                lower: int = entry & _VALUE_MASK
+                upper: int = (entry >> 16) & _VALUE_MASK
                 if lower >= beta:
                     return lower
                 if upper <= alpha:
@@ -506,7 +481,7 @@ def _node(
     legal = _legal(st, player, trump)
     count = _order(st, player, trump, legal, first, row, stats)
     maximizing = (player & 1) == me
-    best = np.int64(-1) if maximizing else np.int64(1 << 20)
+    best = -1 if maximizing else 1 << 20
     best_card = -1
     led_ranks = WIN_RANK_TABLE[trump, 0]
     if tlen > 0:
@@ -579,8 +554,8 @@ def _node(
     if (maximizing and best >= beta) or (not maximizing and best <= alpha):
         stats[_HISTORY + best_card] += 1
     if slot >= 0 and stats[_ABORTED] == 0:
-        lower = np.int64(0)
-        upper = np.int64(_VALUE_MASK)
+        lower = 0
+        upper = _VALUE_MASK
         hit = table[slot, 0] == k0 and table[slot, 1] == k1 and table[slot, 2] == k2 and table[slot, 3] == k3
         if hit:
             lower = table[slot, 4] & _VALUE_MASK

@@ -26,17 +26,21 @@ import os
 import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from games.engine import Action, Observation
 from games.engine.round import Trick
 
+if TYPE_CHECKING:
+    from bots.base import Bot
+
 NICENESS = 10  # workers' niceness: CPU weight 110 against the server's 1024
 
 ANALYSIS_NICENESS = 15  # the analysis worker yields to live bots' searches too
 
-_bots: dict[str, object] = {}
+_bots: dict[str, Bot] = {}
 _pool: ProcessPoolExecutor | None = None
 _analysis_pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -48,7 +52,14 @@ def worker_count() -> int:
     return max(1, int(configured)) if configured.isdigit() else max(1, os.cpu_count() or 1)
 
 
-def _bot(name: str):
+@runtime_checkable
+class _SearchesByDeadline(Protocol):
+    """A bot whose search can stop at a wall-clock deadline (the MCTS bots)."""
+
+    def act_by(self, obs: Observation, rng: np.random.Generator, deadline: float) -> Action: ...
+
+
+def _bot(name: str) -> Bot:
     from bots.registry import get_bot
 
     bot = _bots.get(name)
@@ -106,12 +117,12 @@ def think(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | 
     """The move of built-in bot ``name`` on ``obs``; ``deadline`` (``time.time()``) caps a searching bot."""
     bot = _bot(name)
     rng = np.random.default_rng(list(seed))
-    if deadline is not None and hasattr(bot, "act_by"):
+    if deadline is not None and isinstance(bot, _SearchesByDeadline):
         return bot.act_by(obs, rng, deadline)
     return bot.act(obs, rng)
 
 
-def observation_to_data(obs: Observation) -> list:
+def observation_to_data(obs: Observation) -> list[Any]:
     """An observation as plain lists and ints (JSON or msgpack), to send to a thinker on another machine."""
     return [
         obs.viewer,
@@ -132,7 +143,7 @@ def observation_to_data(obs: Observation) -> list:
     ]
 
 
-def observation_from_data(data: list) -> Observation:
+def observation_from_data(data: list[Any]) -> Observation:
     """The observation ``observation_to_data`` wrote."""
     viewer, dealer, player, trump, forehand, leader, trick, tricks, points, hand, sizes, *weis = data
     shown, announced, weis_team, stoeck = weis or (None, None, -1, -1)
@@ -177,7 +188,7 @@ def _warm_up_analysis(server: int) -> None:
     prepare()
 
 
-def analyse_round(hands: list[int], dealer: int, actions: list[int], seed: int) -> tuple[dict, float]:
+def analyse_round(hands: list[int], dealer: int, actions: list[int], seed: int) -> tuple[dict[str, Any], float]:
     """``bots.analysis.analyse_round`` in a worker, with the CPU seconds it took."""
     from bots.analysis import analyse_round as analyse
 

@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 from channels.consumer import SyncConsumer
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 
 from bots import think
 from games.engine import Action
@@ -47,19 +47,23 @@ class RemoteThinkers:
     """The driver's side: sends decisions to the workers and matches their answers."""
 
     def __init__(self) -> None:
-        self.layer = None
+        self.layer: BaseChannelLayer | None = None
         self.reply_channel: str | None = None
         self._pending: dict[int, asyncio.Future[Action]] = {}
         self._numbers = itertools.count(1)
         self._receiver: asyncio.Task[None] | None = None
         self.fallbacks = 0  # answers that did not come in time
 
-    async def start(self) -> None:
-        self.layer = get_channel_layer(LAYER)
-        if self.layer is None:
+    async def start(self) -> BaseChannelLayer:
+        layer = self.layer = get_channel_layer(LAYER)
+        if layer is None:
             raise RuntimeError("JASSWEB_THINKERS=channels needs the 'bots' channel layer (set REDIS_URL)")
-        self.reply_channel = await self.layer.new_channel(REPLY_PREFIX)
-        self._receiver = asyncio.get_running_loop().create_task(self._receive(), name="thinker-replies")
+        # channels-redis takes a prefix; the stubs know only the base layer's new_channel().
+        reply_channel = self.reply_channel = await layer.new_channel(REPLY_PREFIX)  # type: ignore[call-arg]
+        self._receiver = asyncio.get_running_loop().create_task(
+            self._receive(layer, reply_channel), name="thinker-replies"
+        )
+        return layer
 
     async def close(self) -> None:
         if self._receiver is not None:
@@ -68,28 +72,27 @@ class RemoteThinkers:
         for future in self._pending.values():
             future.cancel()
 
-    async def _receive(self) -> None:
+    async def _receive(self, layer: BaseChannelLayer, reply_channel: str) -> None:
         while True:
             try:
-                message = await self.layer.receive(self.reply_channel)
+                message = await layer.receive(reply_channel)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("receiving thinkers' answers failed; listening again")
                 await asyncio.sleep(0.5)
                 continue
-            future = self._pending.pop(message.get("request"), None)
+            future = self._pending.pop(message.get("request", 0), None)  # requests count from 1
             if future is not None and not future.done():
                 future.set_result(Action.from_code(message["code"]))
 
     async def think(self, turn: Any, deadline: float | None) -> Action:
         """The move of the built-in bot of ``turn`` (a ``BotTurn``), thought by a worker."""
-        if self.layer is None:
-            await self.start()
+        layer = self.layer if self.layer is not None else await self.start()
         number = next(self._numbers)
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending[number] = future
-        await self.layer.send(
+        await layer.send(
             CHANNEL,
             {
                 "type": "bot.think",

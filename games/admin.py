@@ -11,6 +11,7 @@ A running game's seed and deals stay out of the admin: they are its hands.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib import admin
 from django.db.models import Count, Model, QuerySet
@@ -22,6 +23,15 @@ from django.utils.html import format_html
 from games import service, workers
 from games.engine import SEAT_NAMES
 from games.models import Fault, Game, GameSeat, Player, RemoteBotSeat, Seat, Table, Worker
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class GameTotal(TypedDict):
+    """The count the changelists annotate their rows with (``get_queryset``)."""
+
+    game_total: int
 
 
 def _admin_link(obj: Model | None, label: object = None) -> str:
@@ -83,7 +93,7 @@ class TableAdmin(ReadOnly, admin.ModelAdmin):
         return _admin_link(table.created_by)
 
     @admin.display(description="games", ordering="game_total")
-    def games_played(self, table: Table) -> int:
+    def games_played(self, table: WithAnnotations[Table, GameTotal]) -> int:
         return table.game_total
 
     @admin.display(description="games at this table")
@@ -103,8 +113,17 @@ class TableAdmin(ReadOnly, admin.ModelAdmin):
 
 class GameSeatInline(ReadOnly, admin.TabularInline):
     model = GameSeat
-    fields = ("position_name", "name", "person", "bot", "remote_url", "remote_dialect", "last_latency_ms")
-    fields += ("fault_count", "standin")
+    fields = (
+        "position_name",
+        "name",
+        "person",
+        "bot",
+        "remote_url",
+        "remote_dialect",
+        "last_latency_ms",
+        "fault_count",
+        "standin",
+    )
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -151,8 +170,18 @@ def _hidden_detail(fault: Fault) -> str:
 
 @admin.register(Game)
 class GameAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ("id", "table_link", "mode", "status", "score", "winner", "players", "created_at", "finished_at")
-    list_display += ("replay_link",)
+    list_display = (
+        "id",
+        "table_link",
+        "mode",
+        "status",
+        "score",
+        "winner",
+        "players",
+        "created_at",
+        "finished_at",
+        "replay_link",
+    )
     list_filter = ("status", "mode", "table__private", "table__imported")
     search_fields = ("=id", "table__name", "seats__name", "seats__remote_url")
     date_hierarchy = "created_at"
@@ -293,7 +322,7 @@ class PlayerAdmin(admin.ModelAdmin):
         return player.user_id is None
 
     @admin.display(description="games", ordering="game_total")
-    def games_played(self, player: Player) -> int:
+    def games_played(self, player: WithAnnotations[Player, GameTotal]) -> int:
         return player.game_total
 
     @admin.display(description="games played")

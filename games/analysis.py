@@ -150,7 +150,7 @@ def accuracies_by_seat(game_ids: list[int]) -> dict[tuple[int, int], float]:
     return {
         (game_id, seat): value
         for game_id, accuracy in finished.values_list("game_id", "accuracy")
-        for seat, value in enumerate(accuracy)
+        for seat, value in enumerate(accuracy or ())  # never null here (the filter), but typed as nullable
         if value is not None
     }
 

@@ -124,7 +124,7 @@ def stacked(rows: Sequence[StackedRow], legend: Sequence[str], label: str) -> Sa
     label_width, row, heading, top = 40, 22, 18, 28
     span = WIDTH - label_width - 8
     body = []
-    x = 6
+    x: float = 6
     for i, name in enumerate(legend):
         body.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>')
         body.append(_text(x + 16, 16, name))

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import asdict
 from types import SimpleNamespace
 from typing import Any
@@ -113,7 +114,7 @@ def _table_timeout(table_id: int) -> float:
     return float(Table.objects.filter(pk=table_id).values_list("bot_timeout_s", flat=True).first() or 5)
 
 
-class NoDatabaseDispatch:
+class NoDatabaseDispatch(AsyncJsonWebsocketConsumer):
     """Dispatch messages without Channels' ``aclose_old_connections`` before each one.
 
     Channels hops to the database thread before every message a consumer handles,
@@ -170,8 +171,9 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         _live.discard(self)
-        if getattr(self, "probe", None) is not None:
-            self.probe.cancel()
+        probe = getattr(self, "probe", None)
+        if probe is not None:
+            probe.cancel()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if getattr(self, "noted", False):
@@ -180,7 +182,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     # -- incoming -------------------------------------------------------------
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         """Handle a frame in the language of the socket's page: its refusals are worded in it."""
         with translation.override(getattr(self, "language", None)):
             await self._receive(text_data)
@@ -259,13 +261,19 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             raise ServiceError(ErrorCode.NO_IDENTITY, gettext("choose a nickname or sign in first"))
         return service.Actor(player_id=self.player.pk)
 
-    async def on_join(self, content: dict[str, Any]) -> None:
+    def _person(self) -> Player:
+        """The person of this connection; refused (``_actor``) when there is none."""
         self._actor()
-        await database_sync_to_async(service.take_seat)(self.table_id, _int_field(content, "seat"), self.player)
+        assert self.player is not None
+        return self.player
+
+    async def on_join(self, content: dict[str, Any]) -> None:
+        player = self._person()
+        await database_sync_to_async(service.take_seat)(self.table_id, _int_field(content, "seat"), player)
 
     async def on_leave(self, content: dict[str, Any]) -> None:
-        self._actor()
-        await database_sync_to_async(service.leave_seat)(self.table_id, self.player)
+        player = self._person()
+        await database_sync_to_async(service.leave_seat)(self.table_id, player)
 
     async def on_add_bot(self, content: dict[str, Any]) -> None:
         bot = content.get("bot")
@@ -348,8 +356,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         agree = content.get("agree")
         if type(agree) is not bool:
             raise ServiceError(ErrorCode.BAD_MESSAGE, "'abandon_vote' needs 'agree': true or false")
-        self._actor()
-        await database_sync_to_async(service.answer_abandon)(self.table_id, self.player, agree)
+        player = self._person()
+        await database_sync_to_async(service.answer_abandon)(self.table_id, player, agree)
 
     async def _move(self, content: dict[str, Any], action: Action | list[Action]) -> None:
         """A person's move (or moves in a row), for the seat this connection's view says they play (the
@@ -379,13 +387,13 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
     async def on_back(self, content: dict[str, Any]) -> None:
         """*I'm back*: play your seat again after your stand-in bot played for you."""
-        self._actor()
-        await database_sync_to_async(service.back_to_seat)(self.table_id, self.player)
+        player = self._person()
+        await database_sync_to_async(service.back_to_seat)(self.table_id, player)
 
     async def on_ready(self, content: dict[str, Any]) -> None:
         """*Continue* on a round's summary: this person is ready for the next deal."""
-        self._actor()
-        await database_sync_to_async(service.mark_ready)(self.table_id, self.player, _int_field(content, "round"))
+        player = self._person()
+        await database_sync_to_async(service.mark_ready)(self.table_id, player, _int_field(content, "round"))
 
     async def on_set_turn_clock(self, content: dict[str, Any]) -> None:
         bot = content.get("bot", "rules")
@@ -524,7 +532,7 @@ async def _over_message_budget(player_id: int | None, address: str) -> limits.Li
     return refused
 
 
-def _open(table_id: int, scope: dict[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
+def _open(table_id: int, scope: Mapping[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
     """A new connection: the table (None if there is none to play at), who connects, noted as online."""
     player = player_for_scope(scope)
     table = access.enterable_table(table_id, player, scope.get("session"))
@@ -567,7 +575,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         _lobby_watchers.discard(self)
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         """The lobby reads nothing; a message is answered once, within the sender's message budget."""
         if await _over_message_budget(self.player.pk if self.player else None, self.address) is not None:
             return  # a flood gets no answers

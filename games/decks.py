@@ -28,7 +28,7 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6")
 
 # Pip positions (x %, y %) of the number cards: the same as static/js/cards.js.
 _L, _M, _R = 28, 50, 72
-PIPS = {
+PIPS: dict[str, list[tuple[float, float]]] = {
     "6": [(_L, 18), (_L, 50), (_L, 82), (_R, 18), (_R, 50), (_R, 82)],
     "7": [(_L, 18), (_L, 50), (_L, 82), (_R, 18), (_R, 50), (_R, 82), (_M, 34)],
     "8": [(_L, 18), (_L, 50), (_L, 82), (_R, 18), (_R, 50), (_R, 82), (_M, 34), (_M, 66)],

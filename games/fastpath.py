@@ -12,13 +12,14 @@ Everything that is not on the path of every move stays on the ORM.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
+from django.db import connection, models
 
-from games.models import Action, Game, GameSeat, Table, seat_kind
+from games.models import Action, Game, GameSeat, SeatFields, Table, seat_kind
 
 _GAME_COLUMNS = (
     "table_id",
@@ -54,16 +55,29 @@ _SEAT_COLUMNS = (
 )
 
 
+def _json_reader(field: models.JSONField) -> Callable[[Any], Any]:
+    # JSONField reads a plain column without an expression; the stubs demand one.
+    return lambda value: field.from_db_value(value, None, connection)  # type: ignore[arg-type]
+
+
+def _sqlite_datetime_reader() -> Callable[[Any], Any]:
+    from django.db.backends.sqlite3.operations import DatabaseOperations as SQLiteOperations
+
+    ops = connection.ops
+    assert isinstance(ops, SQLiteOperations)
+    return lambda value: ops.convert_datetimefield_value(value, None, connection)
+
+
 def _converters(model, names: tuple[str, ...]):
     """For each column, how the model's field reads its value (JSON decoded, datetimes made aware), or None."""
-    result = []
+    result: list[Callable[[Any], Any] | None] = []
     for name in names:
         field = model._meta.get_field(name)
         internal = field.get_internal_type()
-        if internal == "JSONField":
-            result.append(lambda value, field=field: field.from_db_value(value, None, connection))
+        if isinstance(field, models.JSONField):
+            result.append(_json_reader(field))
         elif internal == "DateTimeField" and connection.vendor == "sqlite":
-            result.append(lambda value: connection.ops.convert_datetimefield_value(value, None, connection))
+            result.append(_sqlite_datetime_reader())
         else:
             result.append(None)
     return tuple(result)
@@ -160,7 +174,7 @@ def update_game(game: Game, fields: list[str]) -> None:
     _update_row(Game, game, fields)
 
 
-def update_seat(seat: SeatRow, fields: list[str]) -> None:
+def update_seat(seat: SeatFields, fields: list[str]) -> None:
     """Write these fields of a game seat."""
     _update_row(GameSeat, seat, fields)
 

@@ -68,7 +68,7 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
             )
         ]
         row["my_points"], row["their_points"] = points[0], points[1]
-    if my_team is not None:
+    if my_team is not None and mine is not None:
         row["seat"] = mine
         row["partner"] = next((s.name for s in seats if s.position == (mine + 2) % 4), "")
         row["opponents"] = teams[1 - my_team]

@@ -84,7 +84,11 @@ class InvalidReplyError(InvalidActionError):
 
 
 def jass_type(mode: str, target: int | None) -> str:
-    """Return the ``jassTyp`` for a table: ``SCHIEBER_1000``/``_2500`` by target, else ``SCHIEBER``."""
+    """Return the ``jassTyp`` for a table: ``SCHIEBER_1000``/``_2500`` by target, else ``SCHIEBER``.
+
+    >>> jass_type("standard", 1000), jass_type("fair", None)
+    ('SCHIEBER_1000', 'SCHIEBER')
+    """
     if mode == "standard" and target == 1000:
         return SCHIEBER_1000
     if mode == "standard" and target == 2500:
@@ -301,6 +305,21 @@ def decode_observation(data: object) -> Observation:
     ``playerView``; if that entry is empty and exactly one other entry holds
     cards (the original spec's form, and its second example), the hand and the
     view belong to that entry's seat.
+
+    >>> import random
+    >>> from games.engine import HEARTS, SOUTH, WEST, Action, RoundState
+    >>> from games.engine.fair import random_deal
+    >>> state = RoundState.deal(random_deal(random.Random(1)), dealer=WEST).apply(Action.trump(HEARTS))
+    >>> message = encode_observation(state.observation(SOUTH))
+    >>> message["playerView"], message["player"][SOUTH]["hand"][:3], message["player"][WEST]
+    (2, ['DA', 'DJ', 'D8'], {'hand': []})
+    >>> decode_observation(message) == state.observation(SOUTH)
+    True
+    >>> message["currentPlayer"] = WEST
+    >>> decode_observation(message)
+    Traceback (most recent call last):
+      ...
+    games.hslu.InvalidMessageError: ...
     """
     data = _check_header(data, version_required=True)
     dealer = _int_field(data, "dealer", range(4))
@@ -381,8 +400,8 @@ def decode_round(data: object) -> RoundState:
         decisions.append(Action.trump(trump))
     for action in decisions:
         state = state.apply(action)
-    for number, trick in enumerate([*(t.cards for t in public.tricks), public.trick]):
-        for i, card in enumerate(trick):
+    for number, cards in enumerate([*(t.cards for t in public.tricks), public.trick]):
+        for i, card in enumerate(cards):
             try:
                 state = state.apply(Action.card(card))
             except IllegalActionError as exc:
@@ -425,7 +444,15 @@ def parse_trump_reply(reply: object) -> int:
 
 
 def parse_card_reply(reply: object) -> int:
-    """Return the card id of a ``{"card": "C8"}`` reply."""
+    """Return the card id of a ``{"card": "C8"}`` reply.
+
+    >>> parse_card_reply({"card": "HJ"})
+    12
+    >>> parse_card_reply({"card": "XX"})
+    Traceback (most recent call last):
+      ...
+    games.hslu.InvalidReplyError: 'card' is not a card code: 'XX'
+    """
     value = _reply_field(reply, "card")
     if not isinstance(value, str):
         raise InvalidReplyError(FaultKind.WRONG_TYPE, f"'card' must be a card code string, got {value!r:.40}")

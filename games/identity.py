@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.contrib.auth.signals import user_logged_in
 from django.db import IntegrityError, transaction
 from django.dispatch import receiver
@@ -41,7 +42,7 @@ def player_for_request(request: HttpRequest) -> Player | None:
     return _player_for(getattr(request, "user", None), getattr(request, "session", None))
 
 
-def player_for_scope(scope: dict[str, Any]) -> Player | None:
+def player_for_scope(scope: Mapping[str, Any]) -> Player | None:
     """The player of a websocket connection (call from a sync context: it may touch the database)."""
     return _player_for(scope.get("user"), scope.get("session"))
 
@@ -98,7 +99,7 @@ def choose_deck(request: HttpRequest, key: str) -> Deck:
     return DECKS[key]
 
 
-def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
+def claim_guest(session: Any, user: User) -> str | None:
     """After a sign-up or a log-in, the session's guest and everything it did become the account's.
 
     A new account takes the guest's player itself (``service.adopt_guest``); an account that
@@ -142,7 +143,7 @@ def claim_guest(session: Any, user: AbstractBaseUser) -> str | None:
 
 
 @receiver(user_logged_in, dispatch_uid="jassweb_claim_guest")
-def _claim_guest_on_login(sender: Any, request: HttpRequest | None, user: AbstractBaseUser, **kwargs: Any) -> None:
+def _claim_guest_on_login(sender: Any, request: HttpRequest | None, user: User, **kwargs: Any) -> None:
     if request is None or getattr(request, "session", None) is None:
         return
     note = claim_guest(request.session, user)

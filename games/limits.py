@@ -21,6 +21,7 @@ import ipaddress
 import math
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,7 +238,7 @@ def request_address(request: Any) -> str:
     return address_key(request.META.get("REMOTE_ADDR"))
 
 
-def scope_address(scope: dict[str, Any]) -> str:
+def scope_address(scope: Mapping[str, Any]) -> str:
     """The limits' key for a websocket's address."""
     client = scope.get("client") or (None, None)
     return address_key(client[0])

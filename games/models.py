@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from django.conf import settings
 from django.db import models
@@ -21,7 +22,9 @@ from games.engine import (
     Deal,
     GameConfig,
     GamePlan,
+    InvalidConfigError,
     codes_of,
+    four,
     mask_from_codes,
 )
 from games.engine import (
@@ -131,7 +134,7 @@ class Seat(models.Model):
         ]
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> SeatKind:
         return seat_kind(self)
 
 
@@ -177,10 +180,14 @@ class Game(models.Model):
         indexes = [models.Index(fields=["status", "table"])]
 
     def config(self) -> GameConfig:
+        target = self.target if self.mode == STANDARD else 1000
+        round_count = self.round_count if self.mode == FAIR else 12
+        if target is None or round_count is None:  # only one of the two columns applies, by mode
+            raise InvalidConfigError(f"game {self.pk}: a {self.mode} game without its target or round count")
         return GameConfig(
             mode=self.mode,
-            target=self.target if self.mode == STANDARD else 1000,
-            round_count=self.round_count if self.mode == FAIR else 12,
+            target=target,
+            round_count=round_count,
             multipliers=tuple(self.multipliers) if self.multipliers else None,
             seed=self.seed,
             weis=self.weis,
@@ -224,7 +231,7 @@ class GameSeat(models.Model):
         constraints = [models.UniqueConstraint(fields=["game", "position"], name="one_game_seat_per_position")]
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> SeatKind:
         return seat_kind(self)
 
 
@@ -337,7 +344,29 @@ class GameAnalysis(models.Model):
         return len(self.rounds)
 
 
-def seat_kind(seat: Seat | GameSeat) -> SeatKind:
+class SeatFields(Protocol):
+    """A game seat's columns: a ``GameSeat``, or the ``SeatRow`` the move path reads (``games/fastpath.py``)."""
+
+    id: int
+    position: int
+    player_id: int | None
+    bot: str
+    remote_url: str
+    remote_dialect: str
+    name: str
+    last_latency_ms: int | None
+    fault_count: int
+    standin: str
+    ready_round: int
+
+    @property
+    def pk(self) -> int: ...
+
+    @property
+    def kind(self) -> SeatKind: ...
+
+
+def seat_kind(seat: Seat | SeatFields) -> SeatKind:
     """Who plays a seat: a person, a built-in bot, an HSLU bot, or nobody."""
     if seat.player_id:
         return SeatKind.HUMAN
@@ -360,7 +389,7 @@ def deal_to_json(deal: Deal) -> dict[str, object]:
 
 def deal_from_json(index: int, data: dict) -> Deal:
     hands = tuple(mask_from_codes(hand) for hand in data["hands"])
-    return Deal(index, data["dealer"], hands, data.get("repeats"), tuple(data.get("permutation", (0, 1, 2, 3))))
+    return Deal(index, data["dealer"], four(hands), data.get("repeats"), four(data.get("permutation", (0, 1, 2, 3))))
 
 
 def new_table(name: str, config: GameConfig, **fields: object) -> Table:

@@ -57,7 +57,7 @@ class Update:
 def apply_result(teams: Sequence[Sequence[Competitor]], winner: int | None) -> list[Update]:
     """Move the ratings of two teams' competitors (in memory) after a game ``winner`` won (None: a draw)."""
     ratings = [[MODEL.rating(mu=c.mu, sigma=c.sigma) for c in team] for team in teams]
-    ranks = [0, 0] if winner is None else ([0, 1] if winner == 0 else [1, 0])
+    ranks: list[float] = [0, 0] if winner is None else ([0, 1] if winner == 0 else [1, 0])
     result = MODEL.rate(ratings, ranks=ranks)
     on_both = {c.pk for c in teams[0]} & {c.pk for c in teams[1]}
     updates: dict[int, Update] = {}
@@ -148,13 +148,17 @@ def rerate() -> tuple[int, int]:
         for member in TeamMember.objects.filter(game__summary__rated=True).order_by("game_id", "team", "seat"):
             members.setdefault(member.game_id, []).append(member)
         changes: list[RatingChange] = []
+        last_seq = ledger.last_seq
         for summary in summaries:
+            seq = summary.rating_seq
+            assert seq is not None, "the query keeps the sequenced games only"
+            last_seq = max(last_seq, seq)
             updates = apply_result(teams_of(members.get(summary.game_id, []), competitors), summary.winner)
             for update in updates:
                 update.competitor.rated_at = summary.finished_at
-            changes += _changes(summary.game_id, summary.rating_seq, summary.finished_at, updates)
+            changes += _changes(summary.game_id, seq, summary.finished_at, updates)
         Competitor.objects.bulk_update(list(competitors.values()), _RATING_FIELDS, batch_size=500)
         RatingChange.objects.bulk_create(changes, batch_size=1000)
-        ledger.last_seq = max([ledger.last_seq, *(s.rating_seq for s in summaries)])
+        ledger.last_seq = last_seq
         ledger.save(update_fields=["last_seq"])
     return len(summaries), sum(1 for c in competitors.values() if c.rated_games)

@@ -147,6 +147,7 @@ def weis_record(state: GameState) -> dict[str, Any]:
 
 
 def _weis_round(rnd: RoundState) -> dict[str, Any]:
+    assert rnd.declared is not None, "only for a game with Weis"
     card = rnd.stoeck_card()
     return {
         "weis": [
@@ -562,7 +563,7 @@ def _place(round_index: int, number: int, decisions: int) -> str:
 
 def _ending(state: GameState, round_index: int, tricks: int) -> str:
     a, b = state.scores
-    if state.config.mode == STANDARD:
+    if state.config.mode == STANDARD and state.winner is not None:  # a standard game ends with a winner
         return (
             f"{_TEAM_NAMES[state.winner]} reached the target of {state.config.target} with trick {tricks}"
             f" of round {round_index + 1} ({a}:{b})"
@@ -600,7 +601,7 @@ def _with_weis(doc: dict[str, Any], rounds: list[RoundState], weis: bool) -> lis
         dealt = rnd.starting_hands()
         declared = _declared_weis(where, entry, dealt)
         stoeck = _stoeck_seat(where, entry, rnd, dealt)
-        result.append(rnd._replace(declared=declared, stoeck=stoeck))
+        result.append(rnd._replace(declared=(declared[0], declared[1], declared[2], declared[3]), stoeck=stoeck))
     return result
 
 
@@ -704,7 +705,7 @@ def _check_weis_results(doc: dict[str, Any], state: GameState) -> None:
 def _weis_winner_words(rnd: RoundState) -> str:
     if not rnd.tricks:
         return "nobody yet (the first trick is not complete)"
-    if rnd.weis_team < 0:
+    if rnd.weis_team < 0 or rnd.declared is None:
         return "nobody (no Weis declared)"
     order = [(rnd.forehand_seat - k) % 4 for k in range(4)]  # play order of the first trick
     best = max(
@@ -840,12 +841,12 @@ def _abandon_reason(doc: dict[str, Any], status: str) -> str:
     return reason
 
 
-def _text(entry: dict[str, Any], key: str, where: str, max_length: int) -> str:
+def _text(entry: dict[str, Any], key: str, where: str, max_length: int | None) -> str:
     value = _optional(entry, key, "")
     if not isinstance(value, str):
         raise RecordError(f"{where}: {key!r} must be a string, got {_json_type(value)}")
     value = " ".join(value.split())
-    if len(value) > max_length:
+    if max_length is not None and len(value) > max_length:
         raise RecordError(f"{where}: {key!r} has {len(value)} characters; at most {max_length}")
     return value
 

@@ -68,6 +68,7 @@ from games.models import (
     GameSeat,
     Player,
     Seat,
+    SeatFields,
     Table,
     deal_to_json,
     new_game,
@@ -386,7 +387,7 @@ def set_bot(table_id: int, position: int, bot: str, actor: Actor) -> None:
         raise ServiceError(ErrorCode.UNKNOWN_BOT, f"unknown bot {bot!r}; {known_bots()}")
     with _seat_change(table_id, actor, "add bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == SeatKind.HUMAN:
+        if seat.player is not None:  # a person sits here
             raise ServiceError(
                 ErrorCode.SEAT_TAKEN,
                 gettext("{seat} is taken by {name}").format(seat=seat_name(position), name=seat.player.name),
@@ -415,7 +416,7 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
         raise ServiceError(ErrorCode.BAD_BOT_URL, gettext("a bot name has at most 40 characters"))
     with _seat_change(table_id, actor, "invite bots") as (_, seats):
         seat = seats[position]
-        if seat.kind == SeatKind.HUMAN:
+        if seat.player is not None:  # a person sits here
             raise ServiceError(
                 ErrorCode.SEAT_TAKEN,
                 gettext("{seat} is taken by {name}").format(seat=seat_name(position), name=seat.player.name),
@@ -706,7 +707,7 @@ def _refused(exc: IllegalActionError, out_of_turn: bool) -> ServiceError:
     return ServiceError(code, str(exc), seat=exc.seat, card=exc.card, reason=exc.reason)
 
 
-def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
+def _check_mover(game_seat: SeatFields, actor: Actor, report: BotReport) -> None:
     """Refuse a move by someone who does not play this seat now."""
     position = SEAT_NAMES[game_seat.position]
     if actor.bot:
@@ -729,7 +730,7 @@ def _check_mover(game_seat: GameSeat, actor: Actor, report: BotReport) -> None:
         )
 
 
-def _note_bot_answer(game: Game, game_seat: GameSeat, seq: int, state: GameState, report: BotReport) -> None:
+def _note_bot_answer(game: Game, game_seat: SeatFields, seq: int, state: GameState, report: BotReport) -> None:
     """Keep a bot's answer time (and fault, and the dialect that answered) on its seat and in the faults."""
     fields = []
     if report.latency_ms is not None:
@@ -811,10 +812,12 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
                 raise ServiceError(
                     ErrorCode.VOTE_OPEN, gettext("you asked already; the others have not all answered yet")
                 )
-            if actor.player_id in vote["voters"]:
+            if actor.player_id is not None and actor.player_id in vote["voters"]:
                 _answer(table, game, vote, actor.player_id, agree=True)
                 return game
-        name = Player.objects.filter(pk=actor.player_id).values_list("name", flat=True).first() or "?"
+        name = "?"
+        if actor.player_id is not None:
+            name = Player.objects.filter(pk=actor.player_id).values_list("name", flat=True).first() or "?"
         until = timezone.now() + timedelta(seconds=settings.JASSWEB_ABANDON_VOTE_SECONDS)
         game.abandon_vote = {
             "by": actor.player_id,
@@ -960,7 +963,8 @@ def clock_ran_out(game_id: int, seat: int, expected_seq: int) -> bool:
         game_seat = GameSeat.objects.get(game=game, position=seat)
         if not game_seat.player_id or game_seat.standin or states.load(game).player != seat:
             return False
-        if timezone.now() < game.turn_started_at + timedelta(seconds=game.turn_clock_s):
+        started = game.turn_started_at
+        if started is None or timezone.now() < started + timedelta(seconds=game.turn_clock_s):
             return False
         game_seat.standin = GameSeat.CLOCK
         game_seat.save(update_fields=["standin"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -44,7 +45,7 @@ from games.engine import (
     weis_name,
     weis_points,
 )
-from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, Table
+from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, SeatFields, Table
 
 
 def _dumps(value: Any) -> str:
@@ -80,6 +81,7 @@ def weis_part(rnd: RoundState, factor: int, reveal: bool) -> dict[str, Any] | No
     if rnd.declared is None:
         return None
     shown = rnd.observation(None).shown_weis
+    assert shown is not None, "a round with Weis has a shown_weis view"
     return {
         "declared": [
             [weis_entry(code, reveal or code in shown[seat]) for code in codes]
@@ -170,7 +172,7 @@ def bot_label(name: str) -> str:
 # -- the public game -------------------------------------------------------------------------------
 
 
-def clock_seat(game: Game, state: GameState, seats: list[GameSeat]) -> int | None:
+def clock_seat(game: Game, state: GameState, seats: Sequence[SeatFields]) -> int | None:
     """The seat whose turn clock runs: a person to move, playing themselves, at a table with a clock."""
     if game.status != Game.RUNNING or state.over or not game.turn_clock_s:
         return None
@@ -178,7 +180,7 @@ def clock_seat(game: Game, state: GameState, seats: list[GameSeat]) -> int | Non
     return state.player if seat.player_id and not seat.standin else None
 
 
-def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[Fault]) -> dict[str, Any]:
+def game_part(game: Game, state: GameState, seats: Sequence[SeatFields], faults: list[Fault]) -> dict[str, Any]:
     """The public view of one game: everything but the hands (``seats`` in position order)."""
     rnd = state.current
     running = game.status == Game.RUNNING
@@ -234,7 +236,7 @@ def game_part(game: Game, state: GameState, seats: list[GameSeat], faults: list[
     return view
 
 
-def round_pause(game: Game, state: GameState, seats: list[GameSeat]) -> dict[str, Any] | None:
+def round_pause(game: Game, state: GameState, seats: Sequence[SeatFields]) -> dict[str, Any] | None:
     """The summary of the round just ended, while it holds the next deal back; else None.
 
     It holds from the round's last card until ``until`` (epoch ms, the table's round pause later),
@@ -267,7 +269,7 @@ def pause_over(people: list[int], ready: list[int], online_seats: list[int]) -> 
     return bool(waiting) and all(p in ready for p in waiting)
 
 
-def _abandon_vote(game: Game, seats: list[GameSeat]) -> dict[str, Any] | None:
+def _abandon_vote(game: Game, seats: Sequence[SeatFields]) -> dict[str, Any] | None:
     """A person's request to abandon the game, by seats: who asked, who answers, who agreed or refused."""
     vote = game.abandon_vote
     if not vote or vote["until"] <= time.time() * 1000:
@@ -306,7 +308,7 @@ def _epoch_ms(moment) -> int:
     return round(moment.timestamp() * 1000) if moment else 0
 
 
-def _player(seat: GameSeat, standin_bot: str) -> dict[str, Any]:
+def _player(seat: SeatFields, standin_bot: str) -> dict[str, Any]:
     """Who plays a seat in a game: name, kind, a bot's last answer time and faults, a person's stand-in."""
     return {
         "seat": seat.position,
@@ -339,14 +341,14 @@ def _faults(faults: list[Fault], *, over: bool) -> list[dict[str, Any]]:
     ]
 
 
-def game_faults(game: Game, seats: list[GameSeat]) -> list[Fault]:
+def game_faults(game: Game, seats: Sequence[SeatFields]) -> list[Fault]:
     """The game's faults (no query when no seat has any)."""
     if not any(s.fault_count for s in seats):
         return []
     return list(Fault.objects.filter(game=game).order_by("created_at", "pk"))
 
 
-def game_meta(game: Game, seats: list[GameSeat]) -> dict[str, Any]:
+def game_meta(game: Game, seats: Sequence[SeatFields]) -> dict[str, Any]:
     """What a connection needs besides the text to personalize a game: whose seats, which state."""
     return {
         "id": game.pk,

@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -40,7 +41,7 @@ def _next_or(request: HttpRequest, default: str) -> str:
 
 def _int(value: str | None, default: int) -> int:
     try:
-        return int(value) if value not in (None, "") else default
+        return int(value) if value is not None and value != "" else default
     except ValueError:
         return default
 
@@ -147,7 +148,7 @@ def set_deck(request: HttpRequest) -> HttpResponse:
 
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account; a guest's games, seats and imported records come along (``identity.claim_guest``)."""
-    form = UserCreationForm(request.POST or None)
+    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
     status = 200
     if request.method == "POST":
         try:
@@ -438,7 +439,7 @@ def import_game(request: HttpRequest) -> HttpResponse:
                 status = 429
                 raise records.RecordError(exc.message) from None
             if upload is not None:
-                if upload.size > MAX_UPLOAD:
+                if upload.size is not None and upload.size > MAX_UPLOAD:
                     raise records.RecordError(
                         gettext("the file has {size} bytes; at most {limit} are accepted").format(
                             size=upload.size, limit=MAX_UPLOAD
@@ -482,7 +483,8 @@ def stats_page(request: HttpRequest) -> HttpResponse:
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Ratings of people and bots, together or apart, best first."""
-    who = request.GET.get("who") if request.GET.get("who") in profiles.WHO else "all"
+    asked = request.GET.get("who", "all")
+    who = asked if asked in profiles.WHO else "all"
     player = player_for_request(request)
     return render(
         request,

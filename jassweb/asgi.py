@@ -29,7 +29,8 @@ application = ProtocolTypeRouter(
     {
         # /static/ is served by WhiteNoise's middleware, so `make run` needs no separate web server.
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        # (types-channels wants its own kind of URL pattern, which Django's path() is at run time.)
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),  # type: ignore[arg-type]
         # Bot thinkers on other machines: `manage.py runworker --layer bots bots-think` (JASSWEB_THINKERS=channels).
         "channel": ChannelNameRouter({THINK_CHANNEL: ThinkConsumer.as_asgi()}),
     }

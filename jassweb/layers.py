@@ -36,7 +36,7 @@ class LocalChannelLayer(InMemoryChannelLayer):
         if now - self._cleaned < CLEAN_EVERY_SECONDS:
             return
         self._cleaned = now
-        super()._clean_expired()
+        super()._clean_expired()  # type: ignore[misc]  # private in channels, so not in its stubs
 
     def _put(self, channel: str, message: dict) -> None:
         queue = self.channels.get(channel)

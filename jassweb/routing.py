@@ -6,7 +6,8 @@ from django.urls import path
 
 from games.consumers import LobbyConsumer, TableConsumer
 
+# Channels routes ASGI applications with Django's path(); django-stubs' path() takes views only.
 websocket_urlpatterns = [
-    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
-    path("ws/lobby/", LobbyConsumer.as_asgi()),
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),  # type: ignore[arg-type]
+    path("ws/lobby/", LobbyConsumer.as_asgi()),  # type: ignore[arg-type]
 ]

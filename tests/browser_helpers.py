@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, WebSocket, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, ViewportSize, WebSocket, expect, sync_playwright
 
 from tests.server_helpers import running_server
 
@@ -30,8 +30,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-DESKTOP = {"width": 1280, "height": 860}
-PHONE = {"width": 375, "height": 740}
+DESKTOP: ViewportSize = {"width": 1280, "height": 860}
+PHONE: ViewportSize = {"width": 375, "height": 740}
 TURN_TIMEOUT = 15.0  # seconds: bots move after 50 ms, so a turn comes round quickly
 
 HAND_CARDS = "[data-testid=hand] .card"
@@ -68,7 +68,7 @@ def open_page(browser: Browser, jass_server: str) -> Iterator[Callable[..., Page
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
-    def factory(viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:
+    def factory(viewport: ViewportSize = DESKTOP, **options: Any) -> Page:
         options.setdefault("base_url", jass_server)
         context = browser.new_context(viewport=viewport, **options)
         context.set_default_timeout(TURN_TIMEOUT * 1000)
@@ -143,7 +143,7 @@ def my_seat(page: Page) -> int:
     """The seat shown at the bottom as "you"."""
     seat = page.locator("[data-testid=seat-bottom] [data-you=true]")
     expect(seat).to_have_count(1)
-    return int(seat.get_attribute("data-seat"))
+    return int(seat.get_attribute("data-seat") or "")
 
 
 # -- playing ------------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def wait_for_turn(pages: list[Page], timeout: float = TURN_TIMEOUT) -> tuple[Pag
 def choose_trump(page: Page) -> int:
     """Click the first trump offered (never push, so that the round moves on)."""
     button = page.locator(f"{TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first
-    trump = int(button.get_attribute("data-trump"))
+    trump = int(button.get_attribute("data-trump") or "")
     seq = shown_seq(page)
     button.click()
     wait_for_seq_after(page, seq)
@@ -187,6 +187,7 @@ def choose_trump(page: Page) -> int:
 def play_card(page: Page, *, keyboard: bool = False) -> str:
     """Play the first legal card of the hand (by click, or with the keyboard); return its code."""
     code = page.locator(LEGAL_CARDS).first.get_attribute("data-card")
+    assert code is not None
     card = page.locator(f"{HAND_CARDS}[data-card='{code}']")
     seq = shown_seq(page)
     if keyboard:
@@ -202,7 +203,7 @@ def play_card(page: Page, *, keyboard: bool = False) -> str:
 
 def shown_seq(page: Page) -> int:
     """The game's move number the page shows."""
-    return int(page.get_by_test_id("table-app").get_attribute("data-seq"))
+    return int(page.get_by_test_id("table-app").get_attribute("data-seq") or "")
 
 
 def wait_for_seq_after(page: Page, seq: int) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from games.engine import GameState, RoundState, hand_weis, iter_cards, mask_from_codes
+from games.engine import GameState, RoundState, four, hand_weis, iter_cards, mask_from_codes
 
 
 def hands_from_codes(*hands: str) -> tuple[int, int, int, int]:
     """Four hands from space-separated codes, North first."""
-    return tuple(mask_from_codes(hand.split()) for hand in hands)
+    return four(mask_from_codes(hand.split()) for hand in hands)
 
 
 def random_card(mask: int, rng: random.Random) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from games import service
 from games.models import Game, Player, Table
 
@@ -12,7 +14,7 @@ def make_players(names: tuple[str, ...] = SEAT_PLAYERS) -> list[Player]:
     return [Player.objects.create(name=name) for name in names]
 
 
-def make_table(owner: Player, seats: list[Player | str], **options) -> Table:
+def make_table(owner: Player, seats: Sequence[Player | str | None], **options) -> Table:
     """A table whose seats hold the given players or built-in bot names (in seat order)."""
     options.setdefault("bot_delay_ms", 0)
     table = service.create_table(owner, name=options.pop("name", "Test table"), **options)

@@ -26,7 +26,7 @@ def played_game(rounds: int = 2, seed: int = 3) -> Game:
     call_command(
         "playgame", *seats, "--mode", "fair", "--rounds", str(rounds), "--seed", str(seed), stdout=io.StringIO()
     )
-    return Game.objects.order_by("-pk").first()
+    return Game.objects.latest("pk")
 
 
 def test_marks_follow_the_thresholds():

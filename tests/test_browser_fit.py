@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -86,7 +87,7 @@ def log_in(page: Page) -> None:
     expect(page.get_by_test_id("identity")).to_contain_text(USER)
 
 
-def overflow(page: Page) -> dict[str, object]:
+def overflow(page: Page) -> dict[str, Any]:
     """The page's width against the viewport's, and the widest elements sticking out on the right."""
     return page.evaluate(
         """() => {

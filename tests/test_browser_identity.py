@@ -44,7 +44,9 @@ def play_to_the_end(page: Page) -> int:
     result = page.locator(RESULT)
     expect(result).to_be_visible()
     href = result.get_by_test_id("game-link").get_attribute("href")
-    return int(re.search(r"/games/(\d+)/", href).group(1))
+    found = re.search(r"/games/(\d+)/", href or "")
+    assert found, href
+    return int(found.group(1))
 
 
 def my_games_row(page: Page, game_id: int):

@@ -47,7 +47,7 @@ def play_to_the_end(page: Page) -> None:
 
 def position(page: Page) -> tuple[int, int]:
     replay = page.locator(REPLAY)
-    return int(replay.get_attribute("data-round")), int(replay.get_attribute("data-card"))
+    return int(replay.get_attribute("data-round") or ""), int(replay.get_attribute("data-card") or "")
 
 
 def expect_position(page: Page, round_number: int, card: int) -> None:

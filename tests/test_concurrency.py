@@ -37,6 +37,7 @@ def stored(database_url: str, table_id: int) -> tuple[int, int]:
             " WHERE g.table_id = %s GROUP BY g.id",
             (table_id,),
         ).fetchone()
+    assert rows is not None, f"table {table_id} has no game"
     return rows[0], rows[1]
 
 

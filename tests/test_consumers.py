@@ -15,7 +15,7 @@ from games.engine import CARD_CODES, GameState, codes_of
 from games.models import Action as ActionRow
 from games.models import Game, Table
 from tests.table_helpers import make_players, make_table, start
-from tests.ws_helpers import ORIGIN, Client
+from tests.ws_helpers import ORIGIN, Client, FrameRecorder
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.usefixtures("redis_layer")]
 
@@ -65,7 +65,7 @@ def assert_only_public_cards_and_own_hand(frame: dict, truth: GameState, seat: i
         assert frame["view"]["game"]["hand"] == codes_of(current.hands[seat])
 
 
-async def play_as(client: Client, seat: int, rng: random.Random) -> None:
+async def play_as(client: FrameRecorder, seat: int, rng: random.Random) -> None:
     """Act for ``seat`` whenever the view says it is its turn, until the game is over."""
     while True:
         view = await client.state(lambda v: v["game"] and (v["game"]["over"] or v["game"]["player"] == seat), 20)

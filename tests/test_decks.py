@@ -174,7 +174,9 @@ def test_a_trump_is_shown_with_its_symbol_and_name():
 
 def _deck_of_page(client: Client, path: str = "/") -> str:
     html = client.get(path).content.decode()
-    return re.search(r'<html lang="en" data-deck="(\w+)"', html).group(1)
+    found = re.search(r'<html lang="en" data-deck="(\w+)"', html)
+    assert found, html[:200]
+    return found.group(1)
 
 
 def _choose(client: Client, deck: str, follow: bool = False):

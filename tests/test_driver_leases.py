@@ -55,10 +55,12 @@ def test_one_driver_at_a_time_and_a_dead_drivers_games_pass_to_another(db):
 def _game_row(database_url: str, table_id: int) -> tuple[int, str, str, int]:
     """(game id, status, driver, moves) of a table's game, straight from PostgreSQL."""
     with psycopg.connect(database_url) as db:
-        return db.execute(
+        row = db.execute(
             "SELECT id, status, driver, action_count FROM games_game WHERE table_id = %s ORDER BY id DESC LIMIT 1",
             (table_id,),
         ).fetchone()
+    assert row is not None, f"table {table_id} has no game"
+    return row[0], row[1], row[2], row[3]
 
 
 def _worker_pid(database_url: str, worker_id: str) -> int | None:
@@ -136,7 +138,7 @@ def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():
     table's round pause) while people sit at the table; never within a round, never for bots alone."""
     import random
 
-    from bots.runner import GameInfo, LiveGame, SeatInfo
+    from bots.runner import Driver, GameInfo, LiveGame, SeatInfo
     from games.engine import GameConfig, GameState
 
     rng = random.Random(5)
@@ -154,7 +156,8 @@ def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():
         )  # fmt: skip
         if person and state.player == 2:
             seats[3].player_id, seats[2].player_id = 1, None  # keep the person off the seat to move
-        turn = LiveGame(None, 1, info, state).next_turn()
+        turn = LiveGame(Driver(), 1, info, state).next_turn()  # a driver never started: next_turn() does not use it
+        assert turn is not None
         assert turn.delay == pytest.approx(0.1)
         return turn.pause
 

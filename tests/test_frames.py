@@ -100,7 +100,7 @@ def test_a_message_above_the_frame_limit_gets_a_clean_1009_close(tmp_path):
         cookies = guest_cookies(base, "Nora")
         table_id = create_live_table(base, cookies)
 
-        async def send(payload: str) -> tuple[int | None, str | None]:
+        async def send(payload: str) -> tuple[int | None, str | bytes | None]:
             headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())}
             async with websockets.connect(
                 base.replace("http", "ws") + f"/ws/tables/{table_id}/", origin=base, additional_headers=headers

@@ -73,7 +73,7 @@ class Fuzzer:
         if kind in (6, 7):  # JSON of the wrong shape
             return json.dumps(rng.choice([*ODD_VALUES, [{"type": "ping"}], {"type": rng.choice(ODD_VALUES)}]))
         if kind in (8, 9, 10):  # known types with fields of the wrong type or range
-            message = {"type": rng.choice(TYPES)}
+            message: dict[str, object] = {"type": rng.choice(TYPES)}
             for key in rng.sample(["seat", "seq", "card", "trump", "bot", "url", "seconds", "agree", "id", "x"], 3):
                 message[key] = rng.choice(ODD_VALUES)
             if message["type"] in ("add_remote_bot", "test_bot"):

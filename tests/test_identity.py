@@ -46,7 +46,7 @@ def import_copy(client: Client, game: Game, **fields: str) -> Game:
     record = client.get(f"/games/{game.pk}/record.json").content.decode()
     response = client.post("/games/import/", {"text": record, **fields})
     assert response.status_code == 302, response.content.decode()
-    return Game.objects.filter(table__imported=True).order_by("-pk").first()
+    return Game.objects.filter(table__imported=True).latest("pk")
 
 
 def table_page_view(client: Client, table_id: int) -> dict:

@@ -8,6 +8,7 @@ import logging
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -101,7 +102,7 @@ def test_a_remote_bots_fault_is_logged_with_its_bot_and_place_and_without_its_ha
 def _playgame(env: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
     merged = {k: v for k, v in os.environ.items() if not k.startswith(("JASSWEB_", "DJANGO_"))}
     merged.update({"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3"), **env})
-    run = {"cwd": ROOT, "env": merged, "capture_output": True, "text": True, "timeout": 120}
+    run: dict[str, Any] = {"cwd": ROOT, "env": merged, "capture_output": True, "text": True, "timeout": 120}
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], check=True, **run)
     seats = ["--seat", "rules", "--seat", "random", "--seat", "rules", "--seat", "random"]
     return subprocess.run(

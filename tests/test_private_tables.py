@@ -31,7 +31,7 @@ def page_view(client: HttpClient, table_id: int) -> dict:
     return json.loads(found.group(1))
 
 
-async def open_socket(client: HttpClient, table_id: int) -> tuple[bool, int | None, WebsocketCommunicator]:
+async def open_socket(client: HttpClient, table_id: int) -> tuple[bool, int | str | None, WebsocketCommunicator]:
     """A websocket to the table in ``client``'s session: (accepted, close code, communicator)."""
     from jassweb.asgi import application
 

@@ -87,7 +87,7 @@ def engine_record(config: GameConfig, seed: int, plan: GamePlan | None = None) -
         record["target"] = config.target
     else:
         record["round_count"] = config.round_count
-        record["fair_schedule"] = list(game.plan.schedule)
+        record["fair_schedule"] = list(game.plan.schedule or ())
     record |= {"points": list(game.scores), "winner": game.winner, "status": "finished"}
     record["rounds"] = [encode_round(rnd) for rnd in game.rounds]
     return record, game

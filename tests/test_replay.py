@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 def played_game(*args: str) -> Game:
     call_command("playgame", *args, stdout=open("/dev/null", "w"))  # noqa: SIM115 - closed with the process
-    return Game.objects.order_by("-pk").first()
+    return Game.objects.latest("pk")
 
 
 def fair_game(rounds: int = 4, seed: int = 5, multipliers: bool = False) -> Game:

@@ -140,3 +140,14 @@ def test_puur_alone_need_not_follow_trump():
     assert state.player == EAST
     row = encode_round(state)
     assert legal_mask(row) == state.legal_mask() == state.hands[EAST]
+
+
+def test_the_kernels_run_the_engines_own_legal_card_rule():
+    """One source per rule: the compiled legal-card function is the engine's code object, not a port of it."""
+    from bots import rollout, solver
+    from games.engine import rules
+
+    assert rollout.legal_mask_after.py_func.__code__ is rules.legal_mask_after.__code__
+    assert solver.legal_mask_after is rollout.legal_mask_after
+    # Its tables are the engine's values (as arrays), so a change in the engine reaches the kernels.
+    assert list(rollout.legal_mask_after.py_func.__globals__["HIGHER_TRUMPS"]) == list(rules.HIGHER_TRUMPS)

@@ -14,7 +14,7 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 
-from bots.runner import BotTurn, GameInfo, LiveGame, SeatInfo
+from bots.runner import BotTurn, Driver, GameInfo, LiveGame, SeatInfo
 from games import service, snapshot, states
 from games.engine import GameConfig, GameState
 from games.models import Game, Player, Table
@@ -39,6 +39,7 @@ def _actor_of(game: Game, seat: int) -> service.Actor:
 
 def _pause(table: Table) -> dict | None:
     view = snapshot.table_view(table.pk, None)
+    assert view is not None
     return view["game"].get("pause")
 
 
@@ -131,7 +132,7 @@ def _round_two_game(people: dict[int, int], online: set[int], pause: float) -> t
         delay=0.1, timeout=5.0, jass_typ="SCHIEBER", turn_started_at=time.time(), round_pause=pause,
         online=online,
     )  # fmt: skip
-    game = LiveGame(None, 1, info, state)
+    game = LiveGame(Driver(), 1, info, state)  # a driver never started: next_turn() does not use it
     turn = game.next_turn()
     assert turn is not None and turn.pause == pause
     return game, turn

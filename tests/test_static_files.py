@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -32,7 +33,7 @@ def collected(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str],
     """A database with one table, and the static files collected into a folder of this module."""
     folder = tmp_path_factory.mktemp("static")
     env = {"JASSWEB_SQLITE_PATH": str(folder / "db.sqlite3"), "JASSWEB_STATIC_ROOT": str(folder / "root")}
-    run = {"cwd": ROOT, "env": _server_env(env), "check": True, "capture_output": True, "text": True}
+    run: dict[str, Any] = {"cwd": ROOT, "env": _server_env(env), "check": True, "capture_output": True, "text": True}
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], **run)
     made = subprocess.run(

@@ -59,7 +59,7 @@ def expected_parts(games: list[Game]) -> dict[str, dict[str, list[tuple[bool, in
 
 def expected_decisive(games: list[Game]):
     """Per fair game: the decisive pair's two rounds as (starter type, RPA, call), and the pair's comparison."""
-    rounds, comparisons, pair_won_game = [], defaultdict(int), []
+    rounds, comparisons, pair_won_game = [], defaultdict[str, int](int), []
     for game in games:
         if game.mode != "fair":
             continue
@@ -69,7 +69,7 @@ def expected_decisive(games: list[Game]):
         team_points = [
             (r.score()[0], r.score()[1])[r.forehand_seat % 2] * game.config().multiplier(r.trump) for r in state.rounds
         ]
-        pairs = [(x - 1, i) for i, x in enumerate(game.fair_schedule) if x]
+        pairs = [(x - 1, i) for i, x in enumerate(game.fair_schedule or ()) if x]
         rpa = {}
         for first, second in pairs:
             rpa[first] = team_points[first] - team_points[second]

@@ -24,7 +24,7 @@ def allowed_weis_cards(truth: GameState, seat: int | None, path: tuple) -> set[s
         return set(CARD_CODES)
     index = path[3] if path[2] == "rounds" else truth.round_index
     rnd = truth.rounds[index]
-    shown = rnd.observation(seat).shown_weis
+    shown = rnd.observation(seat).shown_weis or ()
     cards = {c for codes in shown for code in codes for c in codes_of(weis_cards(code))}
     if seat is not None and path[2] == "announce":
         cards |= set(codes_of(rnd.starting_hands()[seat]))

@@ -56,7 +56,7 @@ class FrameRecorder:
     async def send(self, message: dict[str, Any] | str) -> None:
         await self._send_text(message if isinstance(message, str) else json.dumps(message))
 
-    async def error(self, message: dict[str, Any] | str | bytes, timeout: float = 5) -> dict[str, Any]:
+    async def error(self, message: dict[str, Any] | str, timeout: float = 5) -> dict[str, Any]:
         """Send ``message`` and return the error reply (state frames in between are kept)."""
         await self.send(message)
         while True:
@@ -120,7 +120,9 @@ class Client(FrameRecorder):
         return client
 
     async def _recv(self, timeout: float) -> str:
-        return await self.communicator.receive_from(timeout=timeout)
+        text = await self.communicator.receive_from(timeout=timeout)
+        assert isinstance(text, str), f"a binary frame: {text!r:.60}"
+        return text
 
     async def _send_text(self, text: str) -> None:
         await self.communicator.send_to(text_data=text)
@@ -155,14 +157,14 @@ class LiveClient(FrameRecorder):
         return client
 
     async def _recv(self, timeout: float) -> str:
-        return await asyncio.wait_for(self.connection.recv(), timeout)
+        return await asyncio.wait_for(self.connection.recv(decode=True), timeout)
 
     async def _send_text(self, text: str) -> None:
         await self.connection.send(text)
 
     async def _quiet(self, seconds: float) -> bool:
         try:
-            text = await asyncio.wait_for(self.connection.recv(), seconds)
+            text = await asyncio.wait_for(self.connection.recv(decode=True), seconds)
         except TimeoutError:
             return True
         self.raw.append(text)

@@ -62,7 +62,7 @@ class BotHandler(BaseHTTPRequestHandler):
             return self.reply(200, {"card": CARD_CODES[choose_card(obs)]})
         return self.reply(404, {"error": f"no such path: {self.path}"})
 
-    def reply(self, status: int, data: dict) -> None:
+    def reply(self, status: int, data: dict[str, object]) -> None:
         payload = json.dumps(data).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

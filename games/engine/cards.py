@@ -87,6 +87,7 @@ __all__ = [
     "check_card",
     "codes_of",
     "format_cards",
+    "four",
     "iter_cards",
     "mask_from_codes",
     "mask_of",
@@ -139,7 +140,11 @@ SUIT_MASKS = tuple(0x1FF << (9 * suit) for suit in SUITS)
 
 
 def next_seat(seat: int) -> int:
-    """Return the seat that plays after ``seat`` (counter-clockwise)."""
+    """Return the seat that plays after ``seat`` (counter-clockwise).
+
+    >>> [SEAT_NAMES[next_seat(seat)] for seat in (NORTH, WEST, SOUTH, EAST)]
+    ['West', 'South', 'East', 'North']
+    """
     return (seat + 3) % 4
 
 
@@ -176,7 +181,15 @@ def card_code(card: int) -> str:
 
 
 def card_from_code(code: str) -> int:
-    """Return the card id of an HSLU code such as ``"C10"``."""
+    """Return the card id of an HSLU code such as ``"C10"``.
+
+    >>> card_from_code("HJ") == HJ, card_from_code("C10")
+    (True, 31)
+    >>> card_from_code("XJ")
+    Traceback (most recent call last):
+      ...
+    games.engine.errors.InvalidActionError: unknown card code: 'XJ'
+    """
     try:
         return CARD_IDS[code]
     except (KeyError, TypeError):
@@ -184,7 +197,15 @@ def card_from_code(code: str) -> int:
 
 
 def mask_of(cards: Iterable[int]) -> int:
-    """Return the mask of a collection of card ids (duplicates are an error)."""
+    """Return the mask of a collection of card ids (duplicates are an error).
+
+    >>> bin(mask_of([DA, DK, HA]))
+    '0b1000000011'
+    >>> mask_of([DA, DA])
+    Traceback (most recent call last):
+      ...
+    games.engine.errors.InvalidActionError: card 'DA' appears twice
+    """
     mask = 0
     for card in cards:
         bit = 1 << check_card(card)
@@ -208,7 +229,11 @@ def cards_of(mask: int) -> list[int]:
 
 
 def codes_of(mask: int) -> list[str]:
-    """Return the HSLU codes of the cards in ``mask`` in ascending id order."""
+    """Return the HSLU codes of the cards in ``mask`` in ascending id order.
+
+    >>> codes_of(mask_of([C6, HJ, DA]))
+    ['DA', 'HJ', 'C6']
+    """
     return [CARD_CODES[card] for card in iter_cards(mask)]
 
 
@@ -220,6 +245,16 @@ def mask_from_codes(codes: Iterable[str]) -> int:
 def format_cards(cards: Iterable[int]) -> str:
     """Return card ids as a readable, space-separated list of codes."""
     return " ".join(CARD_CODES[card] for card in cards)
+
+
+def four(values: Iterable[int]) -> tuple[int, int, int, int]:
+    """Return four ints (one per seat or suit) as a 4-tuple, the type the engine's values are declared with.
+
+    >>> four(hand.bit_count() for hand in (0b111, 0b1, 0, 0b11))
+    (3, 1, 0, 2)
+    """
+    first, second, third, fourth = values
+    return (first, second, third, fourth)
 
 
 def permute_card(card: int, permutation: tuple[int, int, int, int]) -> int:

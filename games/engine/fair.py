@@ -15,11 +15,11 @@ import random
 from collections.abc import Sequence
 from itertools import permutations
 
-from .cards import SUITS, permute_mask
+from .cards import SUITS, four, permute_mask
 from .errors import InvalidConfigError
 
 IDENTITY = (0, 1, 2, 3)
-SUIT_PERMUTATIONS = tuple(p for p in permutations(SUITS) if p != IDENTITY)
+SUIT_PERMUTATIONS = tuple(four(p) for p in permutations(SUITS) if p != IDENTITY)
 
 
 def random_schedule(round_count: int, rng: random.Random) -> list[int]:
@@ -28,6 +28,10 @@ def random_schedule(round_count: int, rng: random.Random) -> list[int]:
     Each team starts the same number of original rounds when ``round_count``
     is a multiple of 4; otherwise the number of originals (``round_count / 2``)
     is odd and one team, chosen at random, starts one more.
+
+    >>> schedule = random_schedule(12, random.Random(1))
+    >>> len(schedule), schedule.count(0)       # 0: an original deal, k: a repeat of round k
+    (12, 6)
     """
     check_round_count(round_count)
     half = round_count // 2
@@ -123,7 +127,7 @@ def random_deal(rng: random.Random) -> tuple[int, int, int, int]:
         for card in deck[9 * seat : 9 * seat + 9]:
             mask |= 1 << card
         hands.append(mask)
-    return tuple(hands)
+    return four(hands)
 
 
 def repeat_hands(
@@ -136,5 +140,5 @@ def repeat_hands(
     """
     result = [0, 0, 0, 0]
     for k in range(4):
-        result[(forehand - k) % 4] = permute_mask(hands[(original_forehand - k) % 4], tuple(permutation))
-    return tuple(result)
+        result[(forehand - k) % 4] = permute_mask(hands[(original_forehand - k) % 4], four(permutation))
+    return four(result)

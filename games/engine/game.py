@@ -39,7 +39,7 @@ class GameConfig:
     mode: str = STANDARD
     target: int = 1000  # standard mode: points to win
     round_count: int = 12  # fair mode: number of rounds (even)
-    multipliers: tuple[int, int, int, int, int, int] | None = None  # per trump 0..5, None = off
+    multipliers: tuple[int, ...] | None = None  # six factors, per trump 0..5 (checked below); None = off
     seed: int = 0
     weis: bool = False  # Weis and Stöck (docs/rules.md): off keeps the game exactly the HSLU one
 
@@ -61,7 +61,11 @@ class GameConfig:
 
     @staticmethod
     def multipliers_from(value: str | Mapping[int | str, int] | None) -> tuple[int, ...] | None:
-        """Read multipliers from a preset name (``"classic"``) or a ``{trump: factor}`` mapping."""
+        """Read multipliers from a preset name (``"classic"``) or a ``{trump: factor}`` mapping.
+
+        >>> GameConfig.multipliers_from("classic"), GameConfig.multipliers_from({4: 3})
+        ((1, 1, 2, 2, 3, 3), (1, 1, 1, 1, 3, 1))
+        """
         if value is None or value == "off":
             return None
         if isinstance(value, str):
@@ -192,7 +196,11 @@ class GameState:
 
     @classmethod
     def new(cls, config: GameConfig, plan: GamePlan | None = None) -> GameState:
-        """Start a game: deal the first round (from ``plan``, or from the seed)."""
+        """Start a game: deal the first round (from ``plan``, or from the seed).
+
+        >>> GameState.new(GameConfig(mode="standard", target=1000, seed=7))
+        <GameState standard round 1, scores 0:0, ... to move>
+        """
         if plan is None:
             plan = GamePlan(config)
         elif plan.config != config:

@@ -23,6 +23,7 @@ from .cards import (
     check_card,
     codes_of,
     format_cards,
+    four,
     iter_cards,
     mask_of,
     next_seat,
@@ -90,7 +91,11 @@ class Action:
 
     @classmethod
     def card(cls, card: int | str) -> Action:
-        """Return the action of playing ``card`` (an id or an HSLU code)."""
+        """Return the action of playing ``card`` (an id or an HSLU code).
+
+        >>> Action.card("HJ"), Action.card("HJ").code, Action.from_code(12)
+        (Action.card('HJ'), 12, Action.card('HJ'))
+        """
         return cls(cls.CARD, card_from_code(card) if isinstance(card, str) else card)
 
     @classmethod
@@ -225,7 +230,7 @@ class RoundState(NamedTuple):
         """
         if type(dealer) is not int or not 0 <= dealer < 4:
             raise InvalidActionError(f"not a seat (0-3): {dealer!r}")
-        masks = tuple(h if type(h) is int else mask_of(h) for h in hands)
+        masks = tuple(h if isinstance(h, int) else mask_of(h) for h in hands)
         if len(masks) != 4:
             raise InvalidActionError(f"a deal has four hands, got {len(masks)}")
         seen = 0
@@ -237,7 +242,7 @@ class RoundState(NamedTuple):
             seen |= mask
         forehand_seat = next_seat(dealer)
         declared = ((), (), (), ()) if weis else None
-        return cls(dealer, masks, -1, -1, forehand_seat, forehand_seat, (), -1, (), (0, 0), declared, -1)
+        return cls(dealer, four(masks), -1, -1, forehand_seat, forehand_seat, (), -1, (), (0, 0), declared, -1)
 
     # -- derived facts ------------------------------------------------------
 
@@ -287,7 +292,7 @@ class RoundState(NamedTuple):
     def weis_points(self) -> tuple[int, int]:
         """The Weis each team scored (0 before the first trick is complete)."""
         team = self.weis_team
-        if team < 0:
+        if team < 0 or self.declared is None:
             return (0, 0)
         points = team_weis_points(self.declared, team)
         return (points, 0) if team == 0 else (0, points)
@@ -318,7 +323,7 @@ class RoundState(NamedTuple):
                 hands[trick.seat_of(index)] |= 1 << card
         for index, card in enumerate(self.trick):
             hands[(self.leader - index) % 4] |= 1 << card
-        return tuple(hands)
+        return four(hands)
 
     def actions(self) -> list[Action]:
         """Return the actions taken in this round, in order; replaying them from the deal rebuilds it."""
@@ -333,7 +338,7 @@ class RoundState(NamedTuple):
         if self.trump >= 0:
             actions.append((fh if self.forehand == 1 else partner_of(fh), Action.trump(self.trump)))
         stoeck_card = self._stoeck_card()
-        played = [(t.first, t.cards) for t in self.tricks]
+        played: list[tuple[int, tuple[int, ...]]] = [(t.first, t.cards) for t in self.tricks]
         if self.trick:
             played.append((self.leader, self.trick))
         for trick_no, (first, cards) in enumerate(played):
@@ -395,6 +400,20 @@ class RoundState(NamedTuple):
         return legal_mask_after(hand, self.trick[0] // 9, self.top, self.trump)
 
     def legal_cards(self) -> list[int]:
+        """Return the card ids the player to move may play (none before the trump is declared).
+
+        >>> from games.engine import EAST, HEARTS, codes_of, mask_of, mask_from_codes
+        >>> north = mask_from_codes(["DA", "DK", "DQ", "DJ", "D10", "D9", "D8", "D7", "D6"])
+        >>> east = mask_from_codes(["HA", "HK", "HQ", "S6", "S7", "S8", "S9", "S10", "SJ"])
+        >>> south = mask_from_codes(["HJ", "H10", "H9", "H8", "H7", "H6", "SQ", "SK", "SA"])
+        >>> state = RoundState.deal([north, east, south, FULL_DECK ^ north ^ east ^ south], dealer=EAST)
+        >>> state = state.choose_trump(HEARTS).play("DA")        # North leads a Diamond
+        >>> codes_of(mask_of(state.legal_cards()))              # West holds the Clubs: any of them
+        ['CA', 'CK', 'CQ', 'CJ', 'C10', 'C9', 'C8', 'C7', 'C6']
+        >>> state = state.play("C6").play("HJ")                 # South has no Diamond: trumps with the Puur
+        >>> codes_of(mask_of(state.legal_cards()))              # East may not under-trump, so no HA, HK, HQ
+        ['SJ', 'S10', 'S9', 'S8', 'S7', 'S6']
+        """
         return list(iter_cards(self.legal_mask()))
 
     def legal_actions(self) -> list[Action]:
@@ -536,9 +555,10 @@ class RoundState(NamedTuple):
         """Record a Weis or Stöck of the player to move without validation; the turn stays."""
         if action.kind == Action.STOECK:
             return self._replace(stoeck=self.player)
+        assert self.declared is not None, "the caller checked that this table plays with Weis"
         declared = list(self.declared)
         declared[self.player] = (*declared[self.player], action.value)
-        return self._replace(declared=tuple(declared))
+        return self._replace(declared=(declared[0], declared[1], declared[2], declared[3]))
 
     def choose_trump_unchecked(self, trump: int) -> RoundState:
         """Declare a trump or push without validation (fast path)."""
@@ -570,7 +590,7 @@ class RoundState(NamedTuple):
         else:
             top = card
         trick = trick + (card,)
-        if len(trick) < 4:
+        if len(trick) != 4:  # "!=", not "<": mypy narrows a full trick to four cards
             return tuple.__new__(
                 RoundState,
                 (dealer, hands, trump, forehand, following, leader, trick, top, tricks, points, declared, stoeck),
@@ -599,18 +619,15 @@ class RoundState(NamedTuple):
         if viewer != -1 and (type(viewer) is not int or not 0 <= viewer < 4):
             raise InvalidActionError(f"not a seat (0-3): {seat!r}")
         declared = self.declared
-        if declared is None:
-            weis_fields = {}
-        else:
-            team = self.weis_team
-            weis_fields = {
-                "shown_weis": tuple(
-                    codes if seat == viewer or team_of(seat) == team else () for seat, codes in enumerate(declared)
-                ),
-                "announced_weis": tuple(tuple(weis_points(code) for code in codes) for codes in declared),
-                "weis_team": team,
-                "stoeck": self.stoeck,
-            }
+        shown_weis: tuple[tuple[int, ...], ...] | None = None
+        announced_weis: tuple[tuple[int, ...], ...] | None = None
+        weis_team = stoeck = -1
+        if declared is not None:
+            weis_team, stoeck = self.weis_team, self.stoeck
+            shown_weis = tuple(
+                codes if seat == viewer or team_of(seat) == weis_team else () for seat, codes in enumerate(declared)
+            )
+            announced_weis = tuple(tuple(weis_points(code) for code in codes) for codes in declared)
         return Observation(
             viewer=viewer,
             dealer=self.dealer,
@@ -622,8 +639,11 @@ class RoundState(NamedTuple):
             tricks=self.tricks,
             points=self.points,
             hand=self.hands[viewer] if viewer >= 0 else 0,
-            hand_sizes=tuple(h.bit_count() for h in self.hands),
-            **weis_fields,
+            hand_sizes=four(h.bit_count() for h in self.hands),
+            shown_weis=shown_weis,
+            announced_weis=announced_weis,
+            weis_team=weis_team,
+            stoeck=stoeck,
         )
 
     def describe(self, seat: int | None = None) -> str:

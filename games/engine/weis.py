@@ -99,7 +99,13 @@ def weis_name(code: int) -> str:
 
 
 def hand_weis(hand: int) -> tuple[int, ...]:
-    """Every Weis a hand (a mask) holds: its maximal runs of three or more, then its counting quartets."""
+    """Every Weis a hand (a mask) holds: its maximal runs of three or more, then its counting quartets.
+
+    >>> from games.engine import mask_from_codes
+    >>> found = hand_weis(mask_from_codes(["HA", "HK", "HQ", "HJ", "DA", "SA", "CA", "C6", "S6"]))
+    >>> [(weis_name(code), weis_points(code)) for code in found]
+    [('Vierblatt HA-HJ', 50), ('four Aces', 100)]
+    """
     found = []
     for suit in range(4):
         bits = (hand & SUIT_MASKS[suit]) >> (9 * suit)

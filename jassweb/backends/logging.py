@@ -16,6 +16,8 @@ from django.conf import settings
 class SelectiveQueryLogging:
     """Mixin for a ``DatabaseWrapper``: log queries only when forced or configured."""
 
+    force_debug_cursor: bool  # the DatabaseWrapper's
+
     @property
     def queries_logged(self) -> bool:
         return self.force_debug_cursor or getattr(settings, "JASSWEB_LOG_QUERIES", False)

@@ -22,6 +22,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from games.engine import CARD_CODES, FULL_DECK, PUSH, TRUMPS, iter_cards
 from games.hslu import decode_observation
@@ -81,8 +82,10 @@ class FaultyBots:
             behaviour = "ok"
         legal = list(iter_cards(obs.legal_mask())) if not trump_request else []
         with self.lock:
-            good = {"trump": self.rng.choice(TRUMPS)} if trump_request else {"card": CARD_CODES[self.rng.choice(legal)]}
-        bad: dict[str, object] = {
+            good: dict[str, object] = (
+                {"trump": self.rng.choice(TRUMPS)} if trump_request else {"card": CARD_CODES[self.rng.choice(legal)]}
+            )
+        bad: dict[str, dict[str, Any]] = {
             "status500": {"_status": 500},
             "notjson": {"_raw": b"<html>Internal error</html>"},
             "notobject": {"_raw": b"[1, 2, 3]"},
