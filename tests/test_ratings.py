@@ -11,7 +11,17 @@ from django.db import IntegrityError
 from django.test import Client
 
 from games import profiles, ratings, service
-from games.models import Competitor, Game, GameAnalysis, GameSummary, Player, RatingChange, Table, TeamMember
+from games.models import (
+    Competitor,
+    Game,
+    GameAnalysis,
+    GameSummary,
+    Player,
+    RatingChange,
+    RatingLedger,
+    Table,
+    TeamMember,
+)
 from tests.stats_helpers import finished_game, is_last_move, play_out
 from tests.table_helpers import make_players, make_table, start
 
@@ -53,14 +63,20 @@ def test_fair_tables_are_rated_and_standard_ones_casual_by_default():
     assert "Fair rated, standard casual" in client.get("/").content.decode()
 
 
+def ledger_seq() -> int:
+    """The number of the last rating update (another test module's games may have moved it already)."""
+    return RatingLedger.objects.filter(pk=1).values_list("last_seq", flat=True).first() or 0
+
+
 def test_a_rated_game_moves_its_players_ratings_and_a_casual_one_does_not():
     nora, emil = make_players(("Nora", "Emil"))
+    seq = ledger_seq()
     casual = finished_game(nora, [nora, "random", "rules", "random"], mode="standard", target=150, seed=3)
     assert not casual.rated and not RatingChange.objects.exists()
     assert set(Competitor.objects.values_list("rated_games", flat=True)) == {0}  # known, unrated
 
     rated = finished_game(nora, [nora, "random", emil, "rules"], seed=4, round_count=2)
-    assert rated.rated and GameSummary.objects.get(pk=rated.pk).rating_seq == 1
+    assert rated.rated and GameSummary.objects.get(pk=rated.pk).rating_seq == seq + 1 == ledger_seq()
     changes = {c.competitor.key: c for c in RatingChange.objects.select_related("competitor")}
     assert set(changes) == {f"person:{nora.pk}", f"person:{emil.pk}", "bot:random", "bot:rules"}
     winners = {f"person:{nora.pk}", f"person:{emil.pk}"} if rated.winner == 0 else {"bot:random", "bot:rules"}
@@ -85,6 +101,7 @@ def test_the_game_end_and_the_rating_rows_commit_together_or_not_at_all():
     assert is_last_move(state)
     last = state.current.legal_actions()[0]
     before = ratings_now()
+    seq = ledger_seq()
 
     # The rating write fails (the database refuses it): the last move and the game's end go with it.
     refused = mock.patch.object(RatingChange.objects, "bulk_create", side_effect=IntegrityError("refused"))
@@ -101,7 +118,7 @@ def test_the_game_end_and_the_rating_rows_commit_together_or_not_at_all():
     game.refresh_from_db()
     assert game.status == Game.FINISHED
     assert RatingChange.objects.filter(game=game).count() == 2  # the two bots, each holding both seats of a team
-    assert GameSummary.objects.get(pk=game.pk).rating_seq == 1
+    assert GameSummary.objects.get(pk=game.pk).rating_seq == seq + 1 == ledger_seq()
 
 
 def state_moves(state) -> int:
