@@ -10,9 +10,15 @@ left) and the plain one's whole-deal time is extrapolated from its node rate
 and the growth of its tree — the output says which figures are measured and
 which are estimated.
 
-    .venv/bin/python bench/solver.py [--deals 5] [--plain-positions 6] [--plain-cards 16] [--seed 1]
+    .venv/bin/python bench/solver.py [--deals 9] [--node-cap 200000000]
+        [--plain-positions 6] [--plain-cards 16] [--seed 1]
 
-The last line is ``solver: trump deal median X s, obe/une median Y s``.
+Nodes searched are counted too: unlike the seconds they do not depend on the
+load of the machine, so they compare two versions of the solver exactly. A
+deal that needs more than ``--node-cap`` nodes is stopped and counts as
+slower than every finished one (the medians stay true while fewer than half
+are stopped; the output says when they are not). The last line is
+``solver: trump deal median X s, obe/une median Y s``.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from bots.rollout import PLAYER, encode_round, legal_mask, play_card, score
-from bots.solver import Solver
+from bots.solver import OutOfBudget, Solver
 from games.engine import Action, RoundState, iter_cards
 from games.engine.fair import random_deal
 
@@ -94,7 +100,8 @@ def timed(function, *args):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=5, help="whole deals per kind (trump, Obe-Abe/Une-Ufe)")
+    parser.add_argument("--deals", type=int, default=9, help="whole deals per kind (trump, Obe-Abe/Une-Ufe)")
+    parser.add_argument("--node-cap", type=int, default=200_000_000, help="stop a deal past this many nodes")
     parser.add_argument("--plain-positions", type=int, default=6)
     parser.add_argument("--plain-cards", type=int, default=16, help="cards left in the side-by-side positions")
     parser.add_argument("--seed", type=int, default=1)
@@ -143,15 +150,29 @@ def main() -> None:
     )
 
     print(f"\nwhole deals from the first card, solver only ({args.deals} per kind, measured):")
+    capped = Solver(node_limit=args.node_cap)
     times: dict[str, list[float]] = {"trump": [], "obe/une": []}
+    nodes: dict[str, list[float]] = {"trump": [], "obe/une": []}
     for index in range(2 * args.deals):
         kind = "trump" if index % 2 == 0 else "obe/une"
         trump = rng.randrange(4) if kind == "trump" else 4 + (index // 2) % 2
         state = deal(rng, trump)
-        solver.table.clear()
-        value, seconds = timed(solver.value, state)
+        capped.table.clear()
+        try:
+            value, seconds = timed(capped.value, state)
+        except OutOfBudget:
+            times[kind].append(float("inf"))
+            nodes[kind].append(float("inf"))
+            print(f"  trump {trump}: stopped after {args.node_cap:,} nodes")
+            continue
         times[kind].append(seconds)
-        print(f"  trump {trump}: value {value:>3} for the forehand's team, {seconds:7.2f} s, {solver.nodes:>12,} nodes")
+        nodes[kind].append(capped.nodes)
+        print(f"  trump {trump}: value {value:>3} for the forehand's team, {seconds:7.2f} s, {capped.nodes:>12,} nodes")
+    for kind in times:
+        stopped = sum(1 for t in times[kind] if t == float("inf"))
+        if 2 * stopped >= len(times[kind]):
+            print(f"{kind}: {stopped} of {len(times[kind])} deals stopped, the median below is not measured")
+        print(f"{kind}: median {statistics.median(nodes[kind]):,.0f} nodes")
     trump_median = statistics.median(times["trump"])
     obe_median = statistics.median(times["obe/une"])
     print(f"targets: trump <= 1 s ({trump_median / 1:.1f}x of it), obe/une <= 0.2 s ({obe_median / 0.2:.1f}x of it)")

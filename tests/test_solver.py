@@ -71,6 +71,25 @@ def test_values_equal_a_brute_force_on_late_positions(solver, trump):
         assert solver.card_values(state).values == brute_force_values(state), state
 
 
+@pytest.mark.parametrize("trump", range(6))
+def test_value_agrees_with_a_brute_force_and_with_the_best_card(trump):
+    """``value`` (guessed by solves along the rule-of-thumb line first) equals a brute force up to 12 cards left,
+    and the best of ``card_values`` (other guesses, other null windows) from 24 cards left, for both teams."""
+    rng = random.Random(2000 + trump)
+    solver = Solver(bits=16)
+    for _ in range(40):
+        state = _late_position(rng, trump, rng.randrange(1, 13))
+        for team in (0, 1):
+            solver.table.clear()
+            assert solver.value(state, team) == _brute_force(encode_round(state), team), (state, team)
+    for _ in range(4):
+        state = _late_position(rng, trump, 24)
+        solver.table.clear()
+        value = solver.value(state)
+        solver.table.clear()
+        assert value == solver.card_values(state).best, state
+
+
 def test_the_match_bonus_counts_for_the_team_that_can_still_make_it():
     """Both teams' values in a literal endgame where North-South can still make a Match (+100)."""
     rng = random.Random(3)
