@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import io
 import logging
 import threading
 import time
@@ -55,6 +56,15 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 log = logging.getLogger(__name__)
+STOP_GRACE_S = 5.0  # seconds a stopping driver waits for each part of its shutdown
+
+
+async def _within_grace(step: Coroutine[Any, Any, None], what: str) -> None:
+    """Await one step of a shutdown for at most ``STOP_GRACE_S``; a step that hangs is logged, not waited for."""
+    try:
+        await asyncio.wait_for(step, STOP_GRACE_S)
+    except TimeoutError:
+        log.warning("stopping: %s took longer than %s s; going on without it", what, STOP_GRACE_S)
 
 
 @dataclass(frozen=True)
@@ -519,12 +529,20 @@ class Driver:
         loop = asyncio.get_running_loop()
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*(t for t in tasks if t.get_loop() is loop), return_exceptions=True)
+        ours = [t for t in tasks if t.get_loop() is loop]
+        if ours:
+            _, stuck = await asyncio.wait(ours, timeout=STOP_GRACE_S)
+            for task in stuck:  # a shutdown never hangs on one task: it is named, with where it waits
+                where = io.StringIO()
+                task.print_stack(limit=8, file=where)
+                log.warning(
+                    "stopping: task %s did not end within %s s\n%s", task.get_name(), STOP_GRACE_S, where.getvalue()
+                )
         if player is not None:
-            await player.client.aclose()
+            await _within_grace(player.client.aclose(), "closing the HTTP client")
             if player.thinkers is not None:
-                await player.thinkers.close()
-        await publisher.detach()
+                await _within_grace(player.thinkers.close(), "closing the thinkers")
+        await _within_grace(publisher.detach(), "sending the last events")
         with contextlib.suppress(Exception):
             await database_sync_to_async(workers.unregister)()
         self.worker_id = None

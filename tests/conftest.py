@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import warnings
 
 import pytest
 import pytest_asyncio
@@ -102,5 +104,8 @@ async def stop_runner():
     from bots.runner import runner
     from tests.ws_helpers import close_all_clients
 
-    await close_all_clients()
-    await runner.stop()
+    try:
+        await asyncio.wait_for(close_all_clients(), 30)
+    except TimeoutError:
+        warnings.warn("closing the test's websocket clients took over 30 s", stacklevel=1)
+    await runner.stop()  # bounded: a task that will not stop is logged with its stack (bots.runner.STOP_GRACE_S)
