@@ -26,14 +26,15 @@ run: $(VENV)/.runtime-installed
 	$(BIN)/python -m bots.think
 	$(BIN)/daphne -b $(HOST) -p $(PORT) jassweb.asgi:application
 
+# Two workers (pytest-xdist), a test file to each: live servers, browsers and bot games wait as much
+# as they compute, and a module's server starts once.
 test: $(VENV)/.dev-installed
 	scripts/test-prerequisites.sh
 	$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python -m bots.think
 	$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
-# Two workers (pytest-xdist), a test file to each: live servers, browsers and bot games wait as much
-# as they compute. The fast tier (no browser, no services, no minutes-long bot games): under a minute, for every change.
+# The fast tier (no browser, no services, no minutes-long bot games): under a minute, for every change.
 test-fast: $(VENV)/.dev-installed
 	JASSWEB_HYPOTHESIS=fast $(BIN)/python -m pytest -m "not browser and not services and not slow" -n 2 -q $(PYTEST_ARGS)
 
