@@ -21,10 +21,17 @@ import math
 import statistics
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from games.engine import FAIR, STANDARD, GameConfig, GamePlan, GameState
+from games.engine import FAIR, STANDARD, Action, GameConfig, GamePlan, GameState
+
+if TYPE_CHECKING:
+    import httpx
+
+    from bots.runner import BotPlayer, BotTurn
+    from games.service import BotReport
 
 URL_PREFIXES = ("http://", "https://")
 
@@ -59,7 +66,7 @@ class GameOutcome:
     pairs: list[tuple[int, int]]  # fair mode: (original, repeat) round indexes
     moves: list[tuple[int, int]]  # (seat, action code) in order
     think_ms: list[float]  # per move
-    faults: list[dict] = field(default_factory=list)  # remote bots: seat, round, trick, move, kind, detail
+    faults: list[dict[str, Any]] = field(default_factory=list)  # remote bots: seat, round, trick, move, kind, detail
 
     @property
     def a_result(self) -> str:
@@ -88,7 +95,7 @@ class _Seat:
 class EngineGame:
     """An arena game for the bot driver's turn loop (``bots.runner.drive``): straight on the engine, no database."""
 
-    def __init__(self, game: ArenaGame, client) -> None:
+    def __init__(self, game: ArenaGame, client: httpx.AsyncClient) -> None:
         from games.hslu import jass_type
 
         config = game.config
@@ -101,14 +108,14 @@ class EngineGame:
         self.jass_typ = jass_type(config.mode, config.target if config.mode == STANDARD else None)
         self.moves: list[tuple[int, int]] = []
         self.think_ms: list[float] = []
-        self.faults: list[dict] = []
+        self.faults: list[dict[str, Any]] = []
         self._asked = 0.0
 
     @property
     def finished(self) -> bool:
         return self.state.over
 
-    def next_turn(self):
+    def next_turn(self) -> BotTurn:
         from bots.runner import BotTurn
 
         seat = self.state.player
@@ -129,7 +136,7 @@ class EngineGame:
             jass_typ=self.jass_typ,
         )
 
-    async def commit(self, turn, action, report) -> None:
+    async def commit(self, turn: BotTurn, action: Action, report: BotReport) -> None:
         from bots import remote
 
         self.think_ms.append((time.perf_counter() - self._asked) * 1000)
@@ -196,7 +203,7 @@ class EngineGame:
         )
 
 
-def _arena_player(game: EngineGame):
+def _arena_player(game: EngineGame) -> BotPlayer:
     """The bot driver's player for an arena game: the seat's own bot instance and the game's one random stream
     (so that a seed replays a match exactly), remote bots over HTTP like everywhere."""
     from bots import remote
@@ -204,7 +211,7 @@ def _arena_player(game: EngineGame):
     from games.service import BotReport
 
     class ArenaPlayer(BotPlayer):
-        async def move(self, turn, asked=None):
+        async def move(self, turn: BotTurn, asked: float | None = None) -> tuple[Action, BotReport]:
             seat = game.seats[turn.seat]
             if seat.bot is not None:
                 return seat.bot.act(turn.observation, game.rng), BotReport()

@@ -207,7 +207,7 @@ async def post_json(client: httpx.AsyncClient, url: str, body: object, timeout: 
                     following = urljoin(target, response.location)
                     if urlsplit(following)[:2] != urlsplit(target)[:2]:
                         raise ExchangeError(
-                            "redirect", f"the bot redirected to another host ({following[:80]}); not followed"
+                            FaultKind.REDIRECT, f"the bot redirected to another host ({following[:80]}); not followed"
                         )
                     check_bot_url(following)
                     target = following
@@ -270,7 +270,7 @@ def new_client() -> httpx.AsyncClient:
 # -- asking a bot for a move ---------------------------------------------------------------
 
 
-def _route(url: str, dialect: str, kind: str) -> str:
+def _route(url: str, dialect: Dialect, kind: str) -> str:
     return f"{url}/{PATHS[dialect][kind]}"
 
 
@@ -314,7 +314,7 @@ async def ask_bot(
         return BotAnswer(move, 0.0, dialect)
     kind = "trump" if obs.trump < 0 else "card"
     body = encode_observation(obs, jass_typ)
-    tries = [dialect] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
+    tries = [Dialect(dialect)] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
     started = time.monotonic()
     fault: Fault | None = None
     confirmed = False
@@ -353,7 +353,7 @@ async def send_game_info(
 ) -> Fault | None:
     """Tell a bot how a round ended (its own view, with ``playerView``); return a fault if it failed."""
     body = encode_observation(obs, jass_typ)
-    tries = [dialect] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
+    tries = [Dialect(dialect)] if dialect in (SPEC, JASS_KIT) else [SPEC, JASS_KIT]
     for index, tried in enumerate(tries):
         try:
             exchange = await post_json(client, _route(url, tried, "info"), body, timeout)

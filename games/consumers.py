@@ -40,7 +40,7 @@ MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuse
 MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
-def scope_language(scope: dict[str, Any]) -> str:
+def scope_language(scope: Mapping[str, Any]) -> str:
     """The language of the person behind a socket: the header switch's cookie, else the browser's Accept-Language.
 
     LocaleMiddleware does this for pages; a socket's refusals are worded in the same language as its page.
@@ -106,7 +106,7 @@ async def _guard(url: str) -> None:
         await bothooks.check_address(url)
     except BotUrlError as exc:
         raise ServiceError(
-            ErrorCode.BOT_URL_REFUSED if exc.kind == FaultKind.PRIVATE_ADDRESS else "bad_bot_url", str(exc)
+            ErrorCode.BOT_URL_REFUSED if exc.kind == FaultKind.PRIVATE_ADDRESS else ErrorCode.BAD_BOT_URL, str(exc)
         ) from None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.templatetags.static import static
 from django.utils.html import format_html, format_html_join
@@ -19,6 +20,9 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_lazy
 
 from games.engine import CARD_CODES, refusal
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
 
 FRENCH = "french"
 SWISS = "swiss"
@@ -87,7 +91,7 @@ class Deck:
     """How one deck names and draws the cards."""
 
     key: str
-    label: str  # the deck's name in a menu
+    label: StrPromise  # the deck's name in a menu (lazily translated)
     suit_names: dict[str, str]  # by HSLU suit letter
     symbols: dict[str, str]  # a suit's text symbol; empty: the deck's suits are pictures (the sprite)
     rank_names: dict[str, str]  # "A" -> "Ace" / "Ass"

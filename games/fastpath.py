@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import connection, models
 
+from games.catalogue import SeatKind
 from games.models import Action, Game, GameSeat, SeatFields, Table, seat_kind
 
 _GAME_COLUMNS = (
@@ -114,7 +115,7 @@ class SeatRow:
         return self.id
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> SeatKind:
         return seat_kind(self)
 
 

@@ -47,7 +47,7 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
         "imported": game.table.imported,
         "mode": game.mode,
         "length": (
-            ngettext("{count} round", "{count} rounds", game.round_count).format(count=game.round_count)
+            ngettext("{count} round", "{count} rounds", game.round_count or 0).format(count=game.round_count)
             if game.mode == "fair"
             else gettext("to {target}").format(target=game.target)
         ),

@@ -7,6 +7,7 @@ pictures can never contradict the game.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
@@ -15,6 +16,9 @@ from django.utils.translation import gettext_lazy as _
 from games.decks import RANKS, SUIT_LETTERS, Deck, card_html
 from games.engine.cards import card_code, card_from_code, mask_from_codes
 from games.engine.rules import CARD_POINTS, legal_cards
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
 
 
 class _Words(dict):
@@ -45,8 +49,8 @@ class _Words(dict):
 class LegalExample:
     """A trick in progress and a hand: the engine marks which cards of the hand may be played."""
 
-    title: str  # lazily translated, with fields of ``_Words``
-    explanation: str
+    title: StrPromise  # lazily translated, with fields of ``_Words``
+    explanation: StrPromise
     trump: int
     trick: tuple[str, ...]
     hand: tuple[str, ...]

@@ -247,7 +247,7 @@ def _seats(table: Table) -> list[Seat]:
 def _check_position(position: object) -> int:
     if type(position) is not int or not 0 <= position <= 3:
         raise ServiceError(
-            "bad_seat",
+            ErrorCode.BAD_SEAT,
             gettext("a seat is 0 (North), 1 (East), 2 (South) or 3 (West), got {position}").format(
                 position=repr(position)
             ),

@@ -70,7 +70,7 @@ def read_po(path: Path) -> list[Entry]:
         else:
             match = _KEYWORD.match(line)
             assert match, f"{path}:{number}: not PO syntax: {line!r}"
-            keyword, index, text = match.group(1), match.group(2), ast.literal_eval(match.group(3))
+            keyword, form, text = match.group(1), match.group(2), ast.literal_eval(match.group(3))
             if keyword == "msgctxt":
                 current.context = text
             elif keyword == "msgid":
@@ -78,9 +78,9 @@ def read_po(path: Path) -> list[Entry]:
             elif keyword == "msgid_plural":
                 current.plural = text
             else:
-                current.msgstr[int(index or 0)] = text
+                current.msgstr[int(form or 0)] = text
                 keyword = "msgstr"
-            target = (keyword, int(index or 0))
+            target = (keyword, int(form or 0))
     return entries
 
 

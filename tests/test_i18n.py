@@ -42,7 +42,9 @@ def _english_afterwards():
 
 
 def html_language(page: str) -> str:
-    return re.search(r'<html lang="([^"]+)"', page).group(1)
+    match = re.search(r'<html lang="([^"]+)"', page)
+    assert match, "the page has no <html lang>"
+    return match.group(1)
 
 
 @pytest.mark.django_db

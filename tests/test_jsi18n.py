@@ -80,7 +80,7 @@ def po_path(language: str) -> Path:
 def js_messages() -> set[tuple[str | None, str, str | None]]:
     """Every (context, msgid, plural) that static/js/*.js passes to the translation functions."""
     string = r'"((?:[^"\\]|\\.)*)"'
-    found = set()
+    found: set[tuple[str | None, str, str | None]] = set()
     for path in JS:
         text = path.read_text(encoding="utf-8")
         for m in re.finditer(rf"\bgettext\(\s*{string}\s*\)", text):
@@ -89,7 +89,14 @@ def js_messages() -> set[tuple[str | None, str, str | None]]:
             found.add((m.group(1), m.group(2), None))
         for m in re.finditer(rf"\bngettext\(\s*{string},\s*{string},", text):
             found.add((None, m.group(1), m.group(2)))
-    return {tuple(None if v is None else ast.literal_eval(f'"{v}"') for v in key) for key in found}
+
+    def unescape(escaped: str) -> str:
+        return ast.literal_eval(f'"{escaped}"')
+
+    return {
+        (None if context is None else unescape(context), unescape(msgid), None if plural is None else unescape(plural))
+        for context, msgid, plural in found
+    }
 
 
 def catalogue(client: Client, language: str):
