@@ -27,9 +27,11 @@ hypothesis_settings.register_profile(
 hypothesis_settings.load_profile(os.environ.get("JASSWEB_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "default"))
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-django has ordered the tests by kind
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         tiers.classify(item)
+    tiers.heaviest_files_first(items)
 
 
 @pytest.hookimpl(wrapper=True)
