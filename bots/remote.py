@@ -41,6 +41,7 @@ from games.catalogue import (
     FaultKind,
     bad_host_name,
     check_bot_url,
+    gettext_noop,
 )
 from games.engine import CARD_CODES, PUSH, SEAT_NAMES, TRUMP_NAMES, TRUMPS, Action, Observation, RoundState, iter_cards
 from games.engine.fair import random_deal
@@ -170,8 +171,12 @@ async def guarded_address(url: str) -> str:
         if _forbidden(ipaddress.ip_address(address)):
             raise BotUrlError(
                 FaultKind.PRIVATE_ADDRESS,
-                f"{host} is a private, loopback or otherwise non-public address ({address}); "
-                "this server does not call those (JASS_ALLOW_PRIVATE_BOT_URLS is off)",
+                gettext_noop(
+                    "{host} is a private, loopback or otherwise non-public address ({address}); "
+                    "this server does not call those (JASS_ALLOW_PRIVATE_BOT_URLS is off)"
+                ),
+                host=host,
+                address=address,
             )
     return addresses[0]
 

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from games.catalogue import BotUrlError, FaultKind
+from games.catalogue import BotUrlError, FaultKind, gettext_noop
 
 
 class BotDriver(Protocol):
@@ -60,14 +60,18 @@ def driver() -> BotDriver:
 async def probe_bot(url: str, dialect: str, timeout: float, seat: int) -> Any:
     """Send a bot a real trump request and return what it answered (a dataclass for the table's Test button)."""
     if _hooks.probe_bot is None:
-        raise BotUrlError(FaultKind.BAD_URL, "this server calls no HSLU bots (the bots app is not installed)")
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("this server calls no HSLU bots (the bots app is not installed)")
+        )
     return await _hooks.probe_bot(url, dialect, timeout, seat)
 
 
 async def check_address(url: str) -> None:
     """Refuse a bot URL whose form or address may not be used: ``BotUrlError`` says why."""
     if _hooks.check_address is None:
-        raise BotUrlError(FaultKind.BAD_URL, "this server calls no HSLU bots (the bots app is not installed)")
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("this server calls no HSLU bots (the bots app is not installed)")
+        )
     await _hooks.check_address(url)
 
 

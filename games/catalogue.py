@@ -10,7 +10,7 @@ bots (``games.bothooks``).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum, nonmember
 from urllib.parse import urlsplit, urlunsplit
@@ -132,11 +132,23 @@ def known_bots() -> str:
 
 
 class BotUrlError(ValueError):
-    """A bot URL that may not be used; the message says why (shown to the user as is)."""
+    """A bot URL that may not be used; the message says why, in English.
 
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
+    ``message`` is a template marked with ``gettext_noop`` and ``params`` its
+    ``{name}`` values: a page shows ``translated(gettext)``, the message in its
+    language (this module knows nothing of Django's translations).
+    """
+
+    def __init__(self, kind: str, message: str, **params: object) -> None:
+        super().__init__(message.format(**params) if params else message)
         self.kind = FaultKind(kind)
+        self.template = message
+        self.params = params
+
+    def translated(self, gettext: Callable[[str], str]) -> str:
+        """The message in the language ``gettext`` translates to (a message never marked stays as it is)."""
+        words = gettext(self.template)
+        return words.format(**self.params) if self.params else words
 
 
 def check_bot_url(url: str) -> str:
@@ -145,24 +157,34 @@ def check_bot_url(url: str) -> str:
     The form only; ``bots.remote.guarded_address`` checks the address it resolves to.
     """
     if not isinstance(url, str) or not url.strip():
-        raise BotUrlError(FaultKind.BAD_URL, "enter the bot's URL, e.g. http://bots.example.org:5001/mybot")
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("enter the bot's URL, e.g. http://bots.example.org:5001/mybot")
+        )
     url = url.strip()
     if len(url) > MAX_URL_LENGTH:
-        raise BotUrlError(FaultKind.BAD_URL, f"a bot URL has at most {MAX_URL_LENGTH} characters")
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("a bot URL has at most {count} characters"), count=MAX_URL_LENGTH
+        )
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
-        raise BotUrlError(FaultKind.BAD_URL, f"a bot URL starts with http:// or https://, not {url[:40]!r}")
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("a bot URL starts with http:// or https://, not {url}"), url=repr(url[:40])
+        )
     if not parts.hostname:
-        raise BotUrlError(FaultKind.BAD_URL, f"the bot URL has no host name: {url[:60]!r}")
+        raise BotUrlError(FaultKind.BAD_URL, gettext_noop("the bot URL has no host name: {url}"), url=repr(url[:60]))
     check_host_name(parts.hostname)
     if parts.username or parts.password:
-        raise BotUrlError(FaultKind.BAD_URL, "a bot URL may not carry a user name or password")
+        raise BotUrlError(FaultKind.BAD_URL, gettext_noop("a bot URL may not carry a user name or password"))
     if parts.query or parts.fragment:
-        raise BotUrlError(FaultKind.BAD_URL, "a bot URL has no ?query or #fragment: the paths are appended to it")
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("a bot URL has no ?query or #fragment: the paths are appended to it")
+        )
     try:
         parts.port  # noqa: B018 - raises ValueError for a bad port
     except ValueError:
-        raise BotUrlError(FaultKind.BAD_URL, f"the bot URL has an invalid port: {url[:60]!r}") from None
+        raise BotUrlError(
+            FaultKind.BAD_URL, gettext_noop("the bot URL has an invalid port: {url}"), url=repr(url[:60])
+        ) from None
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
 
 
@@ -183,7 +205,9 @@ def check_host_name(host: str) -> None:
 
 
 def bad_host_name(host: str) -> BotUrlError:
-    return BotUrlError(FaultKind.BAD_URL, f"the bot URL's host is not a valid domain name: {host[:60]!r}")
+    return BotUrlError(
+        FaultKind.BAD_URL, gettext_noop("the bot URL's host is not a valid domain name: {host}"), host=repr(host[:60])
+    )
 
 
 _LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")

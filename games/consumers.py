@@ -106,7 +106,8 @@ async def _guard(url: str) -> None:
         await bothooks.check_address(url)
     except BotUrlError as exc:
         raise ServiceError(
-            ErrorCode.BOT_URL_REFUSED if exc.kind == FaultKind.PRIVATE_ADDRESS else ErrorCode.BAD_BOT_URL, str(exc)
+            ErrorCode.BOT_URL_REFUSED if exc.kind == FaultKind.PRIVATE_ADDRESS else ErrorCode.BAD_BOT_URL,
+            exc.translated(gettext),
         ) from None
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from games.catalogue import DIALECTS, SeatKind
 from games.engine import (
@@ -58,7 +58,7 @@ from games.engine.game import MAX_TARGET
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
 from games.hslu import InvalidMessageError, decode_round, encode_round
 from games.models import Action, Fault, Game, GameSeat, Player, new_game, new_table
-from games.service import load_state
+from games.service import load_state, seat_name
 
 TRUMP_KEYS = ("0", "1", "2", "3", "4", "5")
 
@@ -71,7 +71,7 @@ _MAX_SEED = 2**63 - 1  # Game.seed is a BigIntegerField
 _MAX_LATENCY = 2**31 - 1
 _SEAT_KINDS = tuple(SeatKind)
 _SEAT_NEEDS = {SeatKind.BOT: (True, False), SeatKind.REMOTE: (False, True)}  # kind -> (has a bot name, has a url)
-_TEAM_NAMES = ("North/South", "East/West")
+_TEAM_NAMES = (gettext_lazy("North/South"), gettext_lazy("East/West"))
 
 
 class RecordError(ValueError):
@@ -236,17 +236,17 @@ def parse_record(text: str | bytes) -> object:
     """Decode a record's JSON text; more than ``MAX_RECORD_BYTES`` or invalid JSON is a ``RecordError``."""
     size = len(text.encode() if isinstance(text, str) else text)
     if size > MAX_RECORD_BYTES:
-        raise RecordError(f"the record is larger than {MAX_RECORD_BYTES // 1_000_000} MB")
+        raise RecordError(gettext("the record is larger than {size} MB").format(size=MAX_RECORD_BYTES // 1_000_000))
     try:
         data = json.loads(text)
     except RecursionError:
-        raise RecordError("the record is not usable JSON: it is nested too deeply") from None
+        raise RecordError(gettext("the record is not usable JSON: it is nested too deeply")) from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-        raise RecordError(f"the record is not JSON: {exc}") from None
+        raise RecordError(gettext("the record is not JSON: {problem}").format(problem=exc)) from None
     try:  # an escaped lone surrogate ("\\ud800") is no character: no page or database could hold it
         json.dumps(data, ensure_ascii=False).encode()
     except UnicodeEncodeError:
-        raise RecordError("the record is not valid JSON text: it escapes a lone surrogate") from None
+        raise RecordError(gettext("the record is not valid JSON text: it escapes a lone surrogate")) from None
     return data
 
 
@@ -273,7 +273,7 @@ def check_record(data: object) -> CheckedRecord:
     try:
         return _check(data)
     except RecursionError:  # a value nested deeper than Python's repr (in a message) can go
-        raise RecordError("the record is not usable: a value in it is nested too deeply") from None
+        raise RecordError(gettext("the record is not usable: a value in it is nested too deeply")) from None
 
 
 def _check(data: object) -> CheckedRecord:
@@ -281,7 +281,7 @@ def _check(data: object) -> CheckedRecord:
     rounds = doc["rounds"]
     mode = _optional(doc, "mode", STANDARD)
     if mode not in (STANDARD, FAIR):
-        raise RecordError(f"mode must be 'standard' or 'fair', got {mode!r:.40}")
+        raise RecordError(gettext("mode must be 'standard' or 'fair', got {value}").format(value=f"{mode!r:.40}"))
     schedule = _schedule(doc, mode)
     config = _config(doc, mode, schedule)
 
@@ -290,12 +290,17 @@ def _check(data: object) -> CheckedRecord:
     for index, rnd in enumerate(decoded[:-1]):
         if not rnd.is_over:
             raise RecordError(
-                f"round {index + 1} is not complete ({len(rnd.tricks)} of 9 tricks played)"
-                f" but round {index + 2} follows"
+                gettext("round {number} is not complete ({tricks} of 9 tricks played) but round {next} follows").format(
+                    number=index + 1, tricks=len(rnd.tricks), next=index + 2
+                )
             )
     _check_dealers(decoded)
     if schedule is not None and len(decoded) > len(schedule):
-        raise RecordError(f"the record has {len(decoded)} rounds but the fair game has {len(schedule)}")
+        raise RecordError(
+            gettext("the record has {rounds} rounds but the fair game has {fair}").format(
+                rounds=len(decoded), fair=len(schedule)
+            )
+        )
     deals = _deals(config, schedule, decoded)
     try:
         plan = GamePlan(config, schedule=schedule, known_deals=deals)
@@ -318,7 +323,8 @@ def _check(data: object) -> CheckedRecord:
         seats=seats,
         faults=faults,
         standin_moves=_standin_moves(doc, moves, seats),
-        standin_bot=_text(doc, "standin_bot", "the record", Game._meta.get_field("standin_bot").max_length) or "rules",
+        standin_bot=_text(doc, "standin_bot", gettext("the record"), Game._meta.get_field("standin_bot").max_length)
+        or "rules",
         abandon_reason=_abandon_reason(doc, status),
         finished_at=_timestamp(doc.get("finished_at")),
         source_id=doc["id"] if type(doc.get("id")) is int and 0 <= doc["id"] <= _MAX_SEED else None,
@@ -332,16 +338,26 @@ def _document(data: object) -> dict[str, Any]:
     if isinstance(data, list):
         data = {"rounds": data}
     if not isinstance(data, dict):
-        raise RecordError(f"a record is a JSON object with 'rounds' or a list of round logs, got {_json_type(data)}")
+        raise RecordError(
+            gettext("a record is a JSON object with 'rounds' or a list of round logs, got {value}").format(
+                value=_json_type(data)
+            )
+        )
     rounds = data.get("rounds")
     if rounds is None:
-        raise RecordError("the record has no 'rounds'")
+        raise RecordError(gettext("the record has no 'rounds'"))
     if not isinstance(rounds, list):
-        raise RecordError(f"'rounds' must be a list of round logs, got {_json_type(rounds)}")
+        raise RecordError(
+            gettext("'rounds' must be a list of round logs, got {value}").format(value=_json_type(rounds))
+        )
     if not rounds:
-        raise RecordError("the record has no rounds")
+        raise RecordError(gettext("the record has no rounds"))
     if len(rounds) > MAX_ROUNDS:
-        raise RecordError(f"the record has {len(rounds)} rounds; at most {MAX_ROUNDS} can be imported")
+        raise RecordError(
+            gettext("the record has {rounds} rounds; at most {most} can be imported").format(
+                rounds=len(rounds), most=MAX_ROUNDS
+            )
+        )
     return data
 
 
@@ -355,28 +371,38 @@ def _schedule(doc: dict[str, Any], mode: str) -> tuple[int, ...] | None:
     raw = doc.get("fair_schedule")
     if mode == STANDARD:
         if raw is not None:
-            raise RecordError("fair_schedule is only for fair games, and this record's mode is 'standard'")
+            raise RecordError(gettext("fair_schedule is only for fair games, and this record's mode is 'standard'"))
         return None
     if raw is None:
-        raise RecordError("a fair record needs its 'fair_schedule' (which round repeats which)")
+        raise RecordError(gettext("a fair record needs its 'fair_schedule' (which round repeats which)"))
     if not isinstance(raw, list):
-        raise RecordError(f"fair_schedule must be a list of integers, got {_json_type(raw)}")
+        raise RecordError(
+            gettext("fair_schedule must be a list of integers, got {value}").format(value=_json_type(raw))
+        )
     try:
         check_schedule(raw)
     except InvalidConfigError as exc:
-        raise RecordError(f"fair_schedule: {exc}") from None
+        raise RecordError(gettext("fair_schedule: {problem}").format(problem=exc)) from None
     round_count = doc.get("round_count")
     if round_count is not None and type(round_count) is not int:
-        raise RecordError(f"round_count must be an integer, got {round_count!r:.20}")
+        raise RecordError(gettext("round_count must be an integer, got {value}").format(value=f"{round_count!r:.20}"))
     if round_count is not None and round_count != len(raw):
-        raise RecordError(f"round_count is {round_count!r:.20} but fair_schedule has {len(raw)} entries")
+        raise RecordError(
+            gettext("round_count is {value} but fair_schedule has {entries} entries").format(
+                value=f"{round_count!r:.20}", entries=len(raw)
+            )
+        )
     return tuple(raw)
 
 
 def _config(doc: dict[str, Any], mode: str, schedule: tuple[int, ...] | None) -> GameConfig:
     target = _optional(doc, "target", MAX_TARGET) if mode == STANDARD else 1000
     if type(target) is not int or not 1 <= target <= MAX_TARGET:
-        raise RecordError(f"target must be an integer from 1 to {MAX_TARGET}, got {target!r:.40}")
+        raise RecordError(
+            gettext("target must be an integer from 1 to {most}, got {value}").format(
+                most=MAX_TARGET, value=f"{target!r:.40}"
+            )
+        )
     seed = doc.get("seed")
     if type(seed) is not int or not 0 <= seed <= _MAX_SEED:
         seed = secrets.randbits(62)
@@ -395,10 +421,9 @@ def _config(doc: dict[str, Any], mode: str, schedule: tuple[int, ...] | None) ->
 
 def _multipliers(raw: object) -> tuple[int, int, int, int, int, int] | None:
     """Six factors from ``{"0": 1, ..., "5": 3}`` (as exported), a list of six, or null (off)."""
-    problem = (
-        "multipliers must be six integers 1..10 for the trumps D H S C O U, "
-        f'as {{"0": 1, ..., "5": 3}} or a list, got {raw!r:.80}'
-    )
+    problem = gettext(
+        "multipliers must be six integers 1..10 for the trumps D H S C O U, as {example} or a list, got {value}"
+    ).format(example='{"0": 1, ..., "5": 3}', value=f"{raw!r:.80}")
     if raw is None:
         return None
     if isinstance(raw, dict):
@@ -421,7 +446,7 @@ def _decode_round(number: int, log: object) -> RoundState:
     except InvalidMessageError as exc:
         raise RecordError(_round_message(number, exc)) from None
     except JassError as exc:
-        raise RecordError(f"round {number}: {exc}") from None
+        raise RecordError(gettext("round {number}: {problem}").format(number=number, problem=exc)) from None
 
 
 def _check_dealt_once(number: int, log: object) -> None:
@@ -434,7 +459,11 @@ def _check_dealt_once(number: int, log: object) -> None:
         if not isinstance(code, str) or code not in CARD_IDS:
             return
         if code in seen:
-            raise RecordError(f"round {number}: card {code} is dealt twice ({seen[code]} and {place})")
+            raise RecordError(
+                gettext("round {number}: card {card} is dealt twice ({first} and {second})").format(
+                    number=number, card=code, first=seen[code], second=place
+                )
+            )
         seen[code] = place
 
     tricks = log.get("tricks")
@@ -443,24 +472,26 @@ def _check_dealt_once(number: int, log: object) -> None:
             cards = trick.get("cards") if isinstance(trick, dict) else None
             if isinstance(cards, list):
                 for c, code in enumerate(cards[:4]):
-                    see(code, f"trick {t + 1}, card {c + 1}")
+                    see(code, gettext("trick {trick}, card {card}").format(trick=t + 1, card=c + 1))
     players = log.get("player")
     if isinstance(players, list):
         for seat, entry in enumerate(players[:4]):
             hand = entry.get("hand") if isinstance(entry, dict) else None
             if isinstance(hand, list):
                 for code in hand[:36]:
-                    see(code, f"{SEAT_NAMES[seat]}'s hand")
+                    see(code, gettext("{seat}'s hand").format(seat=seat_name(seat)))
 
 
 def _round_message(number: int, exc: InvalidMessageError) -> str:
     """Put ``decode_round``'s complaint in the record's terms: round, trick, card (1-based)."""
     if exc.trick is not None and exc.card is not None:
         problem = _illegal_card_words(exc.illegal) if exc.illegal is not None else exc.problem
-        return f"round {number}, trick {exc.trick}, card {exc.card}: {problem}"
+        return gettext("round {number}, trick {trick}, card {card}: {problem}").format(
+            number=number, trick=exc.trick, card=exc.card, problem=problem
+        )
     if exc.place:
-        return f"round {number}, {exc.place}: {exc.problem}"
-    return f"round {number}: {exc}"
+        return gettext("round {number}, {place}: {problem}").format(number=number, place=exc.place, problem=exc.problem)
+    return gettext("round {number}: {problem}").format(number=number, problem=exc)
 
 
 def _illegal_card_words(exc: IllegalActionError) -> str:
@@ -468,12 +499,20 @@ def _illegal_card_words(exc: IllegalActionError) -> str:
     state = exc.state
     if exc.reason not in CARD_REFUSALS or exc.card is None or exc.seat is None or state is None:
         return str(exc)
-    seat = SEAT_NAMES[exc.seat]
-    facts = [f"trump {TRUMP_NAMES[state.trump]}"]
+    seat = seat_name(exc.seat)
+    facts = [gettext("trump {trump}").format(trump=TRUMP_NAMES[state.trump])]
     if state.trick:
-        facts.append(f"trick so far {format_cards(state.trick)}, led by {SEAT_NAMES[state.leader]}")
-    facts.append(f"{seat} holds {format_cards(iter_cards(state.hands[exc.seat]))}")
-    return f"{CARD_CODES[exc.card]} is not legal for {seat}: {exc.why} ({'; '.join(facts)})"
+        facts.append(
+            gettext("trick so far {cards}, led by {seat}").format(
+                cards=format_cards(state.trick), seat=seat_name(state.leader)
+            )
+        )
+    facts.append(
+        gettext("{seat} holds {cards}").format(seat=seat, cards=format_cards(iter_cards(state.hands[exc.seat])))
+    )
+    return gettext("{card} is not legal for {seat}: {why} ({facts})").format(
+        card=CARD_CODES[exc.card], seat=seat, why=exc.why, facts="; ".join(facts)
+    )
 
 
 def _check_dealers(rounds: Sequence[RoundState]) -> None:
@@ -482,8 +521,15 @@ def _check_dealers(rounds: Sequence[RoundState]) -> None:
         before, dealer = rounds[index - 1].dealer, rounds[index].dealer
         if dealer != next_seat(before):
             raise RecordError(
-                f"round {index + 1}: the dealer is {_seat(dealer)} but after {_seat(before)} dealt round {index}"
-                f" it must be {_seat(next_seat(before))}"
+                gettext(
+                    "round {number}: the dealer is {dealer} but after {before} dealt round {previous} it must be {next}"
+                ).format(
+                    number=index + 1,
+                    dealer=_seat(dealer),
+                    before=_seat(before),
+                    previous=index,
+                    next=_seat(next_seat(before)),
+                )
             )
 
 
@@ -506,8 +552,10 @@ def _deals(config: GameConfig, schedule: tuple[int, ...] | None, rounds: Sequenc
         )
         if permutation is None:
             raise RecordError(
-                f"round {index + 1}: fair_schedule says it repeats round {repeats}, but its deal is not round"
-                f" {repeats}'s with the suits permuted and each hand passed on to the same place after forehand"
+                gettext(
+                    "round {number}: fair_schedule says it repeats round {original}, but its deal is not round"
+                    " {original}'s with the suits permuted and each hand passed on to the same place after forehand"
+                ).format(number=index + 1, original=repeats)
             )
         deals.append(Deal(index, rnd.dealer, hands, original.index, permutation))
     return deals
@@ -531,44 +579,56 @@ def _replay(config: GameConfig, plan: GamePlan, rounds: Sequence[RoundState]) ->
                 number += 1
             if state.over:
                 assert ended is not None
-                raise RecordError(f"{where}: the game is already over: {_ending(state, *ended)}; nothing may follow")
+                raise RecordError(
+                    gettext("{place}: the game is already over: {ending}; nothing may follow").format(
+                        place=where, ending=_ending(state, *ended)
+                    )
+                )
             try:
                 state = state.apply(seat, action)
             except JassError as exc:  # decode_round replayed the round alone; this should not happen
-                raise RecordError(f"{where}: {exc}") from None
+                raise RecordError(gettext("{place}: {problem}").format(place=where, problem=exc)) from None
             moves.append(Move(seat, action, index, trick))
             if state.over and ended is None:
                 ended = (index, len(state.current.tricks))
     if len(rounds) > len(state.rounds):  # a dealt round with no action yet, after the end
         assert ended is not None
         raise RecordError(
-            f"round {len(state.rounds) + 1}: the game is already over: {_ending(state, *ended)}; nothing may follow"
+            gettext("{place}: the game is already over: {ending}; nothing may follow").format(
+                place=gettext("round {number}").format(number=len(state.rounds) + 1), ending=_ending(state, *ended)
+            )
         )
     return state, moves
 
 
 def _announcement_place(round_index: int, trick: int, seat: int, action: EngineAction) -> str:
     """Where a Weis or Stöck is: ``round 3, trick 1, North's Weis Vierblatt HA-HJ`` (1-based)."""
-    what = f"Weis {weis_name(action.value)}" if action.kind == EngineAction.WEIS else "Stöck"
-    return f"round {round_index + 1}, trick {trick + 1}, {SEAT_NAMES[seat]}'s {what}"
+    if action.kind == EngineAction.WEIS:
+        return gettext("round {number}, trick {trick}, {seat}'s Weis {weis}").format(
+            number=round_index + 1, trick=trick + 1, seat=seat_name(seat), weis=weis_name(action.value)
+        )
+    return gettext("round {number}, trick {trick}, {seat}'s Stöck").format(
+        number=round_index + 1, trick=trick + 1, seat=seat_name(seat)
+    )
 
 
 def _place(round_index: int, number: int, decisions: int) -> str:
     """Where the ``number``-th action of a round is: ``round 3, trick 5, card 2`` (1-based)."""
     if number < decisions:
-        return f"round {round_index + 1}, trump decision {number + 1}"
+        return gettext("round {number}, trump decision {decision}").format(number=round_index + 1, decision=number + 1)
     trick, card = divmod(number - decisions, 4)
-    return f"round {round_index + 1}, trick {trick + 1}, card {card + 1}"
+    return gettext("round {number}, trick {trick}, card {card}").format(
+        number=round_index + 1, trick=trick + 1, card=card + 1
+    )
 
 
 def _ending(state: GameState, round_index: int, tricks: int) -> str:
     a, b = state.scores
     if state.config.mode == STANDARD and state.winner is not None:  # a standard game ends with a winner
-        return (
-            f"{_TEAM_NAMES[state.winner]} reached the target of {state.config.target} with trick {tricks}"
-            f" of round {round_index + 1} ({a}:{b})"
+        return gettext("{team} reached the target of {target} with trick {trick} of round {number} ({a}:{b})").format(
+            team=_TEAM_NAMES[state.winner], target=state.config.target, trick=tricks, number=round_index + 1, a=a, b=b
         )
-    return f"all {state.config.round_count} rounds are played ({a}:{b})"
+    return gettext("all {rounds} rounds are played ({a}:{b})").format(rounds=state.config.round_count, a=a, b=b)
 
 
 # -- Weis and Stöck ----------------------------------------------------------------------
@@ -577,9 +637,15 @@ def _ending(state: GameState, round_index: int, tricks: int) -> str:
 def _weis_option(doc: dict[str, Any]) -> bool:
     weis = _optional(doc, "weis", False)
     if type(weis) is not bool:
-        raise RecordError(f"weis must be true (a game with Weis and Stöck) or false, got {weis!r:.20}")
+        raise RecordError(
+            gettext("weis must be true (a game with Weis and Stöck) or false, got {value}").format(
+                value=f"{weis!r:.20}"
+            )
+        )
     if not weis and doc.get("weis_rounds"):
-        raise RecordError("weis_rounds are given but the record's 'weis' is not true: a game without Weis and Stöck")
+        raise RecordError(
+            gettext("weis_rounds are given but the record's 'weis' is not true: a game without Weis and Stöck")
+        )
     return weis
 
 
@@ -590,14 +656,24 @@ def _with_weis(doc: dict[str, Any], rounds: list[RoundState], weis: bool) -> lis
         return rounds
     raw = _optional(doc, "weis_rounds", [{} for _ in rounds])
     if not isinstance(raw, list):
-        raise RecordError(f"weis_rounds must be a list with one entry per round, got {_json_type(raw)}")
+        raise RecordError(
+            gettext("weis_rounds must be a list with one entry per round, got {value}").format(value=_json_type(raw))
+        )
     if len(raw) != len(rounds):
-        raise RecordError(f"weis_rounds has {len(raw)} entries but the record has {len(rounds)} rounds")
+        raise RecordError(
+            gettext("weis_rounds has {entries} entries but the record has {rounds} rounds").format(
+                entries=len(raw), rounds=len(rounds)
+            )
+        )
     result = []
     for index, (rnd, entry) in enumerate(zip(rounds, raw, strict=True)):
-        where = f"round {index + 1}"
+        where = gettext("round {number}").format(number=index + 1)
         if not isinstance(entry, dict):
-            raise RecordError(f"{where}: a round's Weis are an object with 'weis' and 'stoeck', got {entry!r:.60}")
+            raise RecordError(
+                gettext("{place}: a round's Weis are an object with 'weis' and 'stoeck', got {value}").format(
+                    place=where, value=f"{entry!r:.60}"
+                )
+            )
         dealt = rnd.starting_hands()
         declared = _declared_weis(where, entry, dealt)
         stoeck = _stoeck_seat(where, entry, rnd, dealt)
@@ -608,43 +684,69 @@ def _with_weis(doc: dict[str, Any], rounds: list[RoundState], weis: bool) -> lis
 def _declared_weis(where: str, entry: dict[str, Any], dealt: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     raw = _optional(entry, "weis", [])
     if not isinstance(raw, list) or len(raw) > 24:
-        raise RecordError(f"{where}: 'weis' must be a list of declared Weis, got {raw!r:.60}")
+        raise RecordError(
+            gettext("{place}: 'weis' must be a list of declared Weis, got {value}").format(
+                place=where, value=f"{raw!r:.60}"
+            )
+        )
     declared: list[list[int]] = [[], [], [], []]
     for number, item in enumerate(raw, start=1):
-        place = f"{where}, Weis {number}"
+        place = gettext("{place}, Weis {number}").format(place=where, number=number)
         if not isinstance(item, dict):
-            raise RecordError(f"{place}: a Weis is an object with 'seat' and 'cards', got {item!r:.60}")
-        seat = _index(item, "seat", place, 4, "a seat 0-3")
+            raise RecordError(
+                gettext("{place}: a Weis is an object with 'seat' and 'cards', got {value}").format(
+                    place=place, value=f"{item!r:.60}"
+                )
+            )
+        seat = _index(item, "seat", place, 4, gettext("a seat 0-3"))
         cards = item.get("cards")
         if not isinstance(cards, list) or not all(isinstance(c, str) and c in CARD_IDS for c in cards):
-            raise RecordError(f"{place}: 'cards' must be a list of card codes like 'HA', got {cards!r:.60}")
+            raise RecordError(
+                gettext("{place}: 'cards' must be a list of card codes like 'HA', got {value}").format(
+                    place=place, value=f"{cards!r:.60}"
+                )
+            )
         try:
             mask = mask_of(CARD_IDS[c] for c in cards)
         except JassError as exc:
-            raise RecordError(f"{place}: {exc}") from None
-        who = SEAT_NAMES[seat]
+            raise RecordError(gettext("{place}: {problem}").format(place=place, problem=exc)) from None
+        who = seat_name(seat)
         code = _weis_code(mask)
         if code is None:
             raise RecordError(
-                f"{place}: {who}'s {' '.join(cards)} is not a Weis (three or more in sequence in one suit, or four"
-                " Aces, Kings, Queens, Jacks, Tens or Nines)"
+                gettext(
+                    "{place}: {seat}'s {cards} is not a Weis (three or more in sequence in one suit, or four"
+                    " Aces, Kings, Queens, Jacks, Tens or Nines)"
+                ).format(place=place, seat=who, cards=" ".join(cards))
             )
         if mask & ~dealt[seat]:
             raise RecordError(
-                f"{place}: {who} declares {weis_name(code)} but was not dealt {' '.join(codes_of(mask & ~dealt[seat]))}"
-                f" ({who} was dealt {' '.join(codes_of(dealt[seat]))})"
+                gettext("{place}: {seat} declares {weis} but was not dealt {missing} ({seat} was dealt {hand})").format(
+                    place=place,
+                    seat=who,
+                    weis=weis_name(code),
+                    missing=" ".join(codes_of(mask & ~dealt[seat])),
+                    hand=" ".join(codes_of(dealt[seat])),
+                )
             )
         if code not in hand_weis(dealt[seat]):
             longer = next(c for c in hand_weis(dealt[seat]) if weis_cards(c) & mask == mask)
             raise RecordError(
-                f"{place}: {who}'s {weis_name(code)} is part of the {weis_name(longer)} {who} was dealt, and a run"
-                " is one Weis"
+                gettext(
+                    "{place}: {seat}'s {weis} is part of the {longer} {seat} was dealt, and a run is one Weis"
+                ).format(place=place, seat=who, weis=weis_name(code), longer=weis_name(longer))
             )
         points = item.get("points")
         if points is not None and points != weis_points(code):
-            raise RecordError(f"{place}: {who}'s {weis_name(code)} is worth {weis_points(code)}, not {points!r:.20}")
+            raise RecordError(
+                gettext("{place}: {seat}'s {weis} is worth {points}, not {value}").format(
+                    place=place, seat=who, weis=weis_name(code), points=weis_points(code), value=f"{points!r:.20}"
+                )
+            )
         if code in declared[seat]:
-            raise RecordError(f"{place}: {who} declares {weis_name(code)} twice")
+            raise RecordError(
+                gettext("{place}: {seat} declares {weis} twice").format(place=place, seat=who, weis=weis_name(code))
+            )
         declared[seat].append(code)
     return tuple(tuple(codes) for codes in declared)
 
@@ -666,24 +768,41 @@ def _stoeck_seat(where: str, entry: dict[str, Any], rnd: RoundState, dealt: tupl
     raw = entry.get("stoeck")
     if raw is None:
         return -1
-    place = f"{where}, Stöck"
+    place = gettext("{place}, Stöck").format(place=where)
     if not isinstance(raw, dict):
-        raise RecordError(f"{place}: Stöck are an object with 'seat' and 'card', or null, got {raw!r:.60}")
-    seat = _index(raw, "seat", place, 4, "a seat 0-3")
+        raise RecordError(
+            gettext("{place}: Stöck are an object with 'seat' and 'card', or null, got {value}").format(
+                place=place, value=f"{raw!r:.60}"
+            )
+        )
+    seat = _index(raw, "seat", place, 4, gettext("a seat 0-3"))
     pair = stoeck_cards(rnd.trump)
     if not pair:
-        game_kind = "a round without trump" if rnd.trump < 0 else "Obe-Abe or Une-Ufe"
-        raise RecordError(f"{place}: there are no Stöck in {game_kind}")
+        if rnd.trump < 0:
+            raise RecordError(gettext("{place}: there are no Stöck in a round without trump").format(place=place))
+        raise RecordError(gettext("{place}: there are no Stöck in Obe-Abe or Une-Ufe").format(place=place))
     if dealt[seat] & pair != pair:
+        first, second = codes_of(pair)
         raise RecordError(
-            f"{place}: {SEAT_NAMES[seat]} announces Stöck but was not dealt both {' and '.join(codes_of(pair))}"
+            gettext("{place}: {seat} announces Stöck but was not dealt both {first} and {second}").format(
+                place=place, seat=seat_name(seat), first=first, second=second
+            )
         )
     card = raw.get("card")
     announced = rnd._replace(stoeck=seat).stoeck_card()
     if card is not None and card != CARD_CODES[announced]:
+        first, second = codes_of(pair)
         raise RecordError(
-            f"{place}: Stöck come with the second of {' and '.join(codes_of(pair))} {SEAT_NAMES[seat]} played,"
-            f" {CARD_CODES[announced]}, not {card!r:.10}"
+            gettext(
+                "{place}: Stöck come with the second of {first} and {second} {seat} played, {card}, not {value}"
+            ).format(
+                place=place,
+                first=first,
+                second=second,
+                seat=seat_name(seat),
+                card=CARD_CODES[announced],
+                value=f"{card!r:.10}",
+            )
         )
     return seat
 
@@ -691,28 +810,36 @@ def _stoeck_seat(where: str, entry: dict[str, Any], rnd: RoundState, dealt: tupl
 def _check_weis_results(doc: dict[str, Any], state: GameState) -> None:
     """Who scored each round's Weis, and how much, as the record says and as the rules give."""
     for index, (rnd, entry) in enumerate(zip(state.rounds, _optional(doc, "weis_rounds", []), strict=False)):
-        where = f"round {index + 1}"
+        where = gettext("round {number}").format(number=index + 1)
         team = rnd.weis_team if rnd.weis_team >= 0 else None
         if "weis_team" in entry and entry["weis_team"] != team:
             raise RecordError(
-                f"{where}: weis_team is {_team(entry['weis_team'])} but the Weis go to {_weis_winner_words(rnd)}"
+                gettext("{place}: weis_team is {value} but the Weis go to {winner}").format(
+                    place=where, value=_team(entry["weis_team"]), winner=_weis_winner_words(rnd)
+                )
             )
         points = sum(rnd.weis_points())
         if entry.get("weis_points") is not None and entry["weis_points"] != points:
-            raise RecordError(f"{where}: weis_points is {entry['weis_points']!r:.20} but the Weis scored are {points}")
+            raise RecordError(
+                gettext("{place}: weis_points is {value} but the Weis scored are {points}").format(
+                    place=where, value=f"{entry['weis_points']!r:.20}", points=points
+                )
+            )
 
 
 def _weis_winner_words(rnd: RoundState) -> str:
     if not rnd.tricks:
-        return "nobody yet (the first trick is not complete)"
+        return gettext("nobody yet (the first trick is not complete)")
     if rnd.weis_team < 0 or rnd.declared is None:
-        return "nobody (no Weis declared)"
+        return gettext("nobody (no Weis declared)")
     order = [(rnd.forehand_seat - k) % 4 for k in range(4)]  # play order of the first trick
     best = max(
         ((s, c) for s in range(4) for c in rnd.declared[s]),
         key=lambda sc: rank_key(sc[1], rnd.trump, order.index(sc[0])),
     )
-    return f"{_team(rnd.weis_team)}: {SEAT_NAMES[best[0]]}'s {weis_name(best[1])} is the best Weis"
+    return gettext("{team}: {seat}'s {weis} is the best Weis").format(
+        team=_team(rnd.weis_team), seat=seat_name(best[0]), weis=weis_name(best[1])
+    )
 
 
 # -- result, status, seats, faults -----------------------------------------------------
@@ -723,15 +850,29 @@ def _check_points(doc: dict[str, Any], state: GameState) -> None:
     points = doc.get("points")
     if points is not None:
         if not isinstance(points, list) or len(points) != 2 or any(type(p) is not int for p in points):
-            raise RecordError(f"points must be two integers [North/South, East/West], got {points!r:.60}")
+            raise RecordError(
+                gettext("points must be two integers [North/South, East/West], got {value}").format(
+                    value=f"{points!r:.60}"
+                )
+            )
         if points != scores:
-            raise RecordError(f"points are {points} but the rounds give {scores}")
+            raise RecordError(
+                gettext("points are {value} but the rounds give {scores}").format(value=points, scores=scores)
+            )
     if "winner" in doc:
         winner = doc["winner"]
         if winner is not None and (type(winner) is not int or winner not in (0, 1)):
-            raise RecordError(f"winner must be 0 (North/South), 1 (East/West) or null, got {winner!r:.40}")
+            raise RecordError(
+                gettext("winner must be 0 (North/South), 1 (East/West) or null, got {value}").format(
+                    value=f"{winner!r:.40}"
+                )
+            )
         if winner != state.winner:
-            raise RecordError(f"winner is {_team(winner)} but the rounds give {_team(state.winner, state)}")
+            raise RecordError(
+                gettext("winner is {value} but the rounds give {winner}").format(
+                    value=_team(winner), winner=_team(state.winner, state)
+                )
+            )
 
 
 def _team(team: int | None, state: GameState | None = None) -> str:
@@ -739,7 +880,7 @@ def _team(team: int | None, state: GameState | None = None) -> str:
         return f"{team} ({_TEAM_NAMES[team]})"
     if state is None:
         return "null"
-    return "null (a draw)" if state.over else "null (the game is not over)"
+    return gettext("null (a draw)") if state.over else gettext("null (the game is not over)")
 
 
 def _status(doc: dict[str, Any], state: GameState) -> str:
@@ -747,27 +888,39 @@ def _status(doc: dict[str, Any], state: GameState) -> str:
     if status is None:
         return Game.FINISHED if state.over else Game.ABANDONED
     if status not in (Game.FINISHED, Game.ABANDONED, Game.RUNNING):
-        raise RecordError(f"status must be 'finished', 'abandoned' or 'running', got {status!r:.40}")
+        raise RecordError(
+            gettext("status must be 'finished', 'abandoned' or 'running', got {value}").format(value=f"{status!r:.40}")
+        )
     if status == Game.FINISHED and not state.over:
-        raise RecordError(f"status is 'finished' but the game is not over: {_progress(state)}")
+        raise RecordError(
+            gettext("status is 'finished' but the game is not over: {progress}").format(progress=_progress(state))
+        )
     if status != Game.FINISHED and state.over:
-        raise RecordError(f"status is {status!r} but the game is over: {_result(state)}")
+        raise RecordError(
+            gettext("status is {value} but the game is over: {result}").format(
+                value=repr(status), result=_result(state)
+            )
+        )
     return Game.FINISHED if status == Game.FINISHED else Game.ABANDONED
 
 
 def _progress(state: GameState) -> str:
     a, b = state.scores
     if state.config.mode == STANDARD:
-        return f"the rounds give {a}:{b}, short of the target of {state.config.target}"
+        return gettext("the rounds give {a}:{b}, short of the target of {target}").format(
+            a=a, b=b, target=state.config.target
+        )
     complete = sum(1 for rnd in state.rounds if rnd.is_over)
-    return f"{complete} of {state.config.round_count} rounds are complete"
+    return gettext("{complete} of {rounds} rounds are complete").format(
+        complete=complete, rounds=state.config.round_count
+    )
 
 
 def _result(state: GameState) -> str:
     a, b = state.scores
     if state.winner is None:
-        return f"a draw ({a}:{b})"
-    return f"{_TEAM_NAMES[state.winner]} won ({a}:{b})"
+        return gettext("a draw ({a}:{b})").format(a=a, b=b)
+    return gettext("{team} won ({a}:{b})").format(team=_TEAM_NAMES[state.winner], a=a, b=b)
 
 
 def _seats(doc: dict[str, Any]) -> tuple[SeatEntry, ...]:
@@ -775,37 +928,65 @@ def _seats(doc: dict[str, Any]) -> tuple[SeatEntry, ...]:
     if raw is None:
         return tuple(SeatEntry(position, SEAT_NAMES[position]) for position in range(4))
     if not isinstance(raw, list) or len(raw) != 4:
-        raise RecordError(f"seats must be a list of the four seats, got {raw!r:.80}")
+        raise RecordError(gettext("seats must be a list of the four seats, got {value}").format(value=f"{raw!r:.80}"))
     seats: dict[int, SeatEntry] = {}
     for index, entry in enumerate(raw):
         where = f"seats[{index}]"
         if not isinstance(entry, dict):
-            raise RecordError(f"{where}: a seat is an object with 'position' and 'name', got {entry!r:.60}")
+            raise RecordError(
+                gettext("{place}: a seat is an object with 'position' and 'name', got {value}").format(
+                    place=where, value=f"{entry!r:.60}"
+                )
+            )
         position = _optional(entry, "position", index)
         if type(position) is not int or not 0 <= position <= 3:
             raise RecordError(
-                f"{where}: 'position' must be 0 (North), 1 (East), 2 (South) or 3 (West), got {position!r:.20}"
+                gettext("{place}: 'position' must be 0 (North), 1 (East), 2 (South) or 3 (West), got {value}").format(
+                    place=where, value=f"{position!r:.20}"
+                )
             )
         if position in seats:
-            raise RecordError(f"{where}: position {position} ({SEAT_NAMES[position]}) is listed twice")
+            raise RecordError(
+                gettext("{place}: position {seat} is listed twice").format(place=where, seat=_seat(position))
+            )
         name = _text(entry, "name", where, GameSeat._meta.get_field("name").max_length)
         bot = _text(entry, "bot", where, GameSeat._meta.get_field("bot").max_length)
         url = _text(entry, "url", where, GameSeat._meta.get_field("remote_url").max_length)
         dialect = _text(entry, "dialect", where, GameSeat._meta.get_field("remote_dialect").max_length)
         if url and not url.lower().startswith(("http://", "https://")):
-            raise RecordError(f"{where}: a bot's 'url' starts with http:// or https://, got {url!r:.60}")
+            raise RecordError(
+                gettext("{place}: a bot's 'url' starts with http:// or https://, got {value}").format(
+                    place=where, value=f"{url!r:.60}"
+                )
+            )
         if dialect and dialect not in DIALECTS:
-            raise RecordError(f"{where}: 'dialect' must be one of {', '.join(DIALECTS)}, got {dialect!r:.20}")
+            raise RecordError(
+                gettext("{place}: 'dialect' must be one of {choices}, got {value}").format(
+                    place=where, choices=", ".join(DIALECTS), value=f"{dialect!r:.20}"
+                )
+            )
         default = SeatKind.REMOTE if url else SeatKind.BOT if bot else SeatKind.EMPTY
         kind = _optional(entry, "kind", default.value)
         if kind not in _SEAT_KINDS:
-            raise RecordError(f"{where}: 'kind' must be one of {', '.join(_SEAT_KINDS)}, got {kind!r:.20}")
+            raise RecordError(
+                gettext("{place}: 'kind' must be one of {choices}, got {value}").format(
+                    place=where, choices=", ".join(_SEAT_KINDS), value=f"{kind!r:.20}"
+                )
+            )
         if (bool(bot), bool(url)) != _SEAT_NEEDS.get(kind, (False, False)):
-            needs = {SeatKind.BOT: "a 'bot' name and no 'url'", SeatKind.REMOTE: "a 'url' and no 'bot' name"}
-            raise RecordError(f"{where}: a {kind!r} seat needs {needs.get(kind, 'neither a bot name nor a url')}")
+            needs = {
+                SeatKind.BOT: gettext("{place}: a {kind} seat needs a 'bot' name and no 'url'"),
+                SeatKind.REMOTE: gettext("{place}: a {kind} seat needs a 'url' and no 'bot' name"),
+            }
+            words = needs.get(kind) or gettext("{place}: a {kind} seat needs neither a bot name nor a url")
+            raise RecordError(words.format(place=where, kind=repr(kind)))
         left = _optional(entry, "left", False)
         if type(left) is not bool or (left and kind != SeatKind.HUMAN):
-            raise RecordError(f"{where}: 'left' is true only for a person's seat ('kind': 'human'), got {left!r:.20}")
+            raise RecordError(
+                gettext("{place}: 'left' is true only for a person's seat ('kind': 'human'), got {value}").format(
+                    place=where, value=f"{left!r:.20}"
+                )
+            )
         seats[position] = SeatEntry(
             position, name or SEAT_NAMES[position], bot, url, dialect if url else "", kind if raw else "", left
         )
@@ -816,74 +997,132 @@ def _standin_moves(doc: dict[str, Any], moves: Sequence[Move], seats: tuple[Seat
     """The moves a stand-in bot made for a person: each names a move of a person's seat, once."""
     raw = _optional(doc, "standin_moves", [])
     if not isinstance(raw, list):
-        raise RecordError(f"standin_moves must be a list, got {_json_type(raw)}")
+        raise RecordError(gettext("standin_moves must be a list, got {value}").format(value=_json_type(raw)))
     found: set[int] = set()
     for index, entry in enumerate(raw):
         where = f"standin_moves[{index}]"
         if not isinstance(entry, dict):
-            raise RecordError(f"{where}: a stand-in move is an object with 'move' and 'seat', got {entry!r:.60}")
-        move = _index(entry, "move", where, len(moves), "a move of the game")
-        seat = _index(entry, "seat", where, 4, "a seat 0-3")
+            raise RecordError(
+                gettext("{place}: a stand-in move is an object with 'move' and 'seat', got {value}").format(
+                    place=where, value=f"{entry!r:.60}"
+                )
+            )
+        move = _index(entry, "move", where, len(moves), gettext("a move of the game"))
+        seat = _index(entry, "seat", where, 4, gettext("a seat 0-3"))
         if moves[move].seat != seat:
-            raise RecordError(f"{where}: move {move} was made by {_seat(moves[move].seat)}, not {_seat(seat)}")
+            raise RecordError(
+                gettext("{place}: move {move} was made by {seat}, not {other}").format(
+                    place=where, move=move, seat=_seat(moves[move].seat), other=_seat(seat)
+                )
+            )
         if seats[seat].kind and seats[seat].kind != SeatKind.HUMAN:
-            raise RecordError(f"{where}: a stand-in plays only for a person, but {_seat(seat)} is a {seats[seat].kind}")
+            raise RecordError(
+                gettext("{place}: a stand-in plays only for a person, but {seat} is a {kind}").format(
+                    place=where, seat=_seat(seat), kind=seats[seat].kind
+                )
+            )
         if move in found:
-            raise RecordError(f"{where}: move {move} is listed twice")
+            raise RecordError(gettext("{place}: move {move} is listed twice").format(place=where, move=move))
         found.add(move)
     return frozenset(found)
 
 
 def _abandon_reason(doc: dict[str, Any], status: str) -> str:
-    reason = _text(doc, "abandon_reason", "the record", Game._meta.get_field("abandon_reason").max_length)
+    reason = _text(doc, "abandon_reason", gettext("the record"), Game._meta.get_field("abandon_reason").max_length)
     if reason and status != Game.ABANDONED:
-        raise RecordError(f"abandon_reason is given but the game is {status}")
+        raise RecordError(gettext("abandon_reason is given but the game is {status}").format(status=status))
     return reason
 
 
 def _text(entry: dict[str, Any], key: str, where: str, max_length: int | None) -> str:
     value = _optional(entry, key, "")
     if not isinstance(value, str):
-        raise RecordError(f"{where}: {key!r} must be a string, got {_json_type(value)}")
+        raise RecordError(
+            gettext("{place}: {key} must be a string, got {value}").format(
+                place=where, key=repr(key), value=_json_type(value)
+            )
+        )
     value = " ".join(value.split())
     if max_length is not None and len(value) > max_length:
-        raise RecordError(f"{where}: {key!r} has {len(value)} characters; at most {max_length}")
+        raise RecordError(
+            gettext("{place}: {key} has {count} characters; at most {most}").format(
+                place=where, key=repr(key), count=len(value), most=max_length
+            )
+        )
     return value
 
 
 def _faults(doc: dict[str, Any], rounds: int, moves: Sequence[Move]) -> tuple[FaultEntry, ...]:
     raw = _optional(doc, "faults", [])
     if not isinstance(raw, list):
-        raise RecordError(f"faults must be a list, got {_json_type(raw)}")
+        raise RecordError(gettext("faults must be a list, got {value}").format(value=_json_type(raw)))
     if len(raw) > MAX_FAULTS:
-        raise RecordError(f"the record has {len(raw)} faults; at most {MAX_FAULTS} can be imported")
+        raise RecordError(
+            gettext("the record has {faults} faults; at most {most} can be imported").format(
+                faults=len(raw), most=MAX_FAULTS
+            )
+        )
     kind_length = Fault._meta.get_field("kind").max_length
     detail_length = Fault._meta.get_field("detail").max_length
     faults = []
     for index, entry in enumerate(raw):
         where = f"faults[{index}]"
         if not isinstance(entry, dict):
-            raise RecordError(f"{where}: a fault is an object with 'seat', 'round', 'kind'…, got {entry!r:.60}")
-        seat = _index(entry, "seat", where, 4, "a seat 0..3")
-        round_index = _index(entry, "round", where, rounds, f"a round 0..{rounds - 1} (0-based)")
-        trick = _index(entry, "trick", where, 9, "a trick 0..8 (0-based) or null", optional=True)
-        move = _index(entry, "move", where, len(moves), f"a move 0..{len(moves) - 1} or null", optional=True)
+            raise RecordError(
+                gettext("{place}: a fault is an object with 'seat', 'round', 'kind'…, got {value}").format(
+                    place=where, value=f"{entry!r:.60}"
+                )
+            )
+        seat = _index(entry, "seat", where, 4, gettext("a seat 0..3"))
+        round_index = _index(
+            entry, "round", where, rounds, gettext("a round 0..{last} (0-based)").format(last=rounds - 1)
+        )
+        trick = _index(entry, "trick", where, 9, gettext("a trick 0..8 (0-based) or null"), optional=True)
+        move = _index(
+            entry,
+            "move",
+            where,
+            len(moves),
+            gettext("a move 0..{last} or null").format(last=len(moves) - 1),
+            optional=True,
+        )
         if move is not None:
             played = moves[move]
             if (seat, round_index) != (played.seat, played.round) or trick not in (None, played.trick):
                 raise RecordError(
-                    f"{where}: move {move} was {SEAT_NAMES[played.seat]}'s in round {played.round}, trick"
-                    f" {played.trick} (0-based), not {SEAT_NAMES[seat]}'s in round {round_index}, trick {trick}"
+                    gettext(
+                        "{place}: move {move} was {seat}'s in round {round}, trick {trick} (0-based),"
+                        " not {other}'s in round {other_round}, trick {other_trick}"
+                    ).format(
+                        place=where,
+                        move=move,
+                        seat=seat_name(played.seat),
+                        round=played.round,
+                        trick=played.trick,
+                        other=seat_name(seat),
+                        other_round=round_index,
+                        other_trick=trick,
+                    )
                 )
         kind = entry.get("kind")
         if not isinstance(kind, str) or not kind.strip():
-            raise RecordError(f"{where}: 'kind' must be a non-empty string, got {kind!r:.40}")
+            raise RecordError(
+                gettext("{place}: 'kind' must be a non-empty string, got {value}").format(
+                    place=where, value=f"{kind!r:.40}"
+                )
+            )
         detail = _optional(entry, "detail", "")
         if not isinstance(detail, str):
-            raise RecordError(f"{where}: 'detail' must be a string, got {_json_type(detail)}")
+            raise RecordError(
+                gettext("{place}: 'detail' must be a string, got {value}").format(place=where, value=_json_type(detail))
+            )
         latency = _optional(entry, "latency_ms", 0)
         if type(latency) is not int or latency < 0:
-            raise RecordError(f"{where}: 'latency_ms' must be a non-negative integer, got {latency!r:.20}")
+            raise RecordError(
+                gettext("{place}: 'latency_ms' must be a non-negative integer, got {value}").format(
+                    place=where, value=f"{latency!r:.20}"
+                )
+            )
         faults.append(
             FaultEntry(
                 seat,
@@ -903,7 +1142,11 @@ def _index(entry: dict[str, Any], key: str, where: str, size: int, expected: str
     if value is None and optional:
         return None
     if type(value) is not int or not 0 <= value < size:
-        raise RecordError(f"{where}: {key!r} must be {expected}, got {value!r:.20}")
+        raise RecordError(
+            gettext("{place}: {key} must be {expected}, got {value}").format(
+                place=where, key=repr(key), expected=expected, value=f"{value!r:.20}"
+            )
+        )
     return value
 
 
@@ -919,22 +1162,22 @@ def _timestamp(value: object) -> datetime | None:
 
 
 def _seat(seat: int) -> str:
-    return f"{seat} ({SEAT_NAMES[seat]})"
+    return f"{seat} ({seat_name(seat)})"
 
 
 def _json_type(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "true/false"
+        return gettext("true/false")
     if isinstance(value, int | float):
-        return f"the number {value!r:.20}"
+        return gettext("the number {value}").format(value=f"{value!r:.20}")
     if isinstance(value, str):
-        return f"the string {value!r:.40}"
+        return gettext("the string {value}").format(value=f"{value!r:.40}")
     if isinstance(value, list):
-        return "a list"
+        return gettext("a list")
     if isinstance(value, dict):
-        return "an object"
+        return gettext("an object")
     return type(value).__name__
 
 
@@ -956,7 +1199,7 @@ def store_record(
     """Store a checked record as a game at a new table (``imported=True``), in one transaction."""
     table_name = " ".join((name or "").split()) or _default_name(record)
     if len(table_name) > MAX_TABLE_NAME:
-        raise RecordError(f"a table name has at most {MAX_TABLE_NAME} characters")
+        raise RecordError(gettext("a table name has at most {count} characters").format(count=MAX_TABLE_NAME))
     config, state = record.config, record.state
     with transaction.atomic():
         table = new_table(

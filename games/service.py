@@ -406,7 +406,7 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
     try:
         url = check_bot_url(url)
     except BotUrlError as exc:
-        raise ServiceError(ErrorCode.BAD_BOT_URL, str(exc)) from None
+        raise ServiceError(ErrorCode.BAD_BOT_URL, exc.translated(gettext)) from None
     if dialect not in DIALECTS:
         raise ServiceError(
             ErrorCode.BAD_BOT_URL, f"the path dialect is one of {', '.join(DIALECTS)}, got {dialect!r:.20}"

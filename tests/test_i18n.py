@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import gettext
+import html
+import json
+import random
 import re
 import shutil
 import subprocess
@@ -20,9 +23,13 @@ from django.conf import settings
 from django.test import Client
 from django.utils import formats, translation
 
-from games.consumers import scope_language
+from games.consumers import _guard, scope_language
 from games.decks import DECKS, FRENCH, SWISS
+from games.engine import GameConfig, GameState
+from games.errors import ServiceError
+from games.hslu import encode_round
 from games.templatetags.stats_format import decimal, percent, signed
+from tests.engine_helpers import play_random_game
 from tests.i18n_helpers import LANGUAGES, PLACEHOLDER, messages, po_path, read_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,3 +251,42 @@ def test_every_page_renders_in_every_language_with_either_deck(language):
             assert "%(" not in page and "{% " not in page, (path, deck)
     rules = client.get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     assert "Rosen" in rules and "Schellen" in rules  # the Swiss deck's proper names in every language
+
+
+@pytest.mark.django_db
+def test_a_damaged_record_is_refused_in_the_pages_language():
+    game = play_random_game(GameState.new(GameConfig(target=1000, seed=3)), random.Random(3))
+    rounds = [encode_round(rnd) for rnd in game.rounds]
+    tricks = rounds[0]["tricks"]
+    card = tricks[0]["cards"][0]
+    tricks[2]["cards"][1] = card
+    client = Client()
+    client.post("/guest/", {"nickname": "Vreni", "next": "/"})
+    text = json.dumps({"rounds": rounds})
+    words = {
+        "en": f"round 1: card {card} is dealt twice (trick 1, card 1 and trick 3, card 2)",
+        "de": f"Runde 1: die Karte {card} ist doppelt verteilt (Stich 1, Karte 1 und Stich 3, Karte 2)",
+    }
+    for language, expected in words.items():
+        response = client.post("/games/import/", {"text": text}, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 400
+        assert expected in html.unescape(response.content.decode()), language
+
+
+@pytest.mark.django_db
+@pytest.mark.asyncio
+async def test_a_private_bot_url_is_refused_in_the_sockets_language(settings):
+    settings.JASS_ALLOW_PRIVATE_BOT_URLS = False
+    settings.JASS_BOT_URL_ALLOWLIST = []
+    with translation.override("fr"), pytest.raises(ServiceError) as refused:
+        await _guard("http://10.0.0.1/bot")
+    assert refused.value.code == "bot_url_refused"
+    assert str(refused.value.message).startswith(
+        "10.0.0.1 est une adresse privée, de bouclage ou autrement non publique (10.0.0.1) ;"
+    )
+    with translation.override("fr"), pytest.raises(ServiceError) as refused:
+        await _guard("ftp://bots.example/x")
+    assert refused.value.message == "une URL de bot commence par http:// ou https://, pas 'ftp://bots.example/x'"
+    with pytest.raises(ServiceError) as refused:  # English stays as it was
+        await _guard("http://10.0.0.1/bot")
+    assert "10.0.0.1 is a private, loopback or otherwise non-public address (10.0.0.1)" in refused.value.message
