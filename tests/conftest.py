@@ -14,6 +14,8 @@ from hypothesis import settings as hypothesis_settings
 from tests import tiers
 from tests.services import redis_channel_layers
 
+pytest_plugins = ["tests.tiers"]  # its hook deals the dearest test files first (make test's two workers)
+
 hypothesis_settings.register_profile(
     "default", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -27,11 +29,10 @@ hypothesis_settings.register_profile(
 hypothesis_settings.load_profile(os.environ.get("JASSWEB_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "default"))
 
 
-@pytest.hookimpl(trylast=True)  # after pytest-django has ordered the tests by kind
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` picks a tier by the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         tiers.classify(item)
-    tiers.heaviest_files_first(items)
 
 
 @pytest.hookimpl(wrapper=True)

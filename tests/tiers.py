@@ -47,6 +47,11 @@ def heaviest_files_first(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: (-cost[_file_of(item)], first[_file_of(item)]))
 
 
+@pytest.hookimpl(trylast=True)  # after ``-m`` has picked the tier and pytest-django has ordered by kind
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    heaviest_files_first(items)
+
+
 def _file_of(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
