@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 from numba import njit
 
-from bots.rollout import PLAYER, encode_round, legal_mask, play_card, score
+from bots.rollout import PLAYER, encode_round, legal_mask, nth_card, play_card, score
 from bots.solver import OutOfBudget, Solver
 from games.engine import Action, RoundState, iter_cards
 from games.engine.fair import random_deal
@@ -51,12 +51,8 @@ def _plain(row: np.ndarray, team: int, alpha: int, beta: int, nodes: np.ndarray)
     best = -1 if maximizing else 1 << 20
     mask = legal_mask(row)
     while mask:
-        low = mask & -mask
-        mask ^= low
-        card = 0
-        while low > 1:
-            low >>= 1
-            card += 1
+        card = nth_card(mask, 0)
+        mask &= mask - 1
         child = row.copy()
         play_card(child, card)
         value = _plain(child, team, alpha, beta, nodes)

@@ -45,6 +45,7 @@ from .rollout import (
     WIN_RANK_TABLE,
     encode_round,
     legal_mask_after,
+    nth_card,
     playouts,
 )
 
@@ -143,12 +144,8 @@ def _legal(st: np.ndarray, player: int, trump: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _lowest(mask: int) -> int:
-    low = mask & -mask
-    card = 0
-    while low > 1:
-        low >>= 1
-        card += 1
-    return card
+    """The lowest card of a non-empty mask (``bots.rollout.nth_card``)."""
+    return nth_card(mask, 0)
 
 
 @njit(cache=True, nogil=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from bots.rollout import PLAYER, TRICKS_DONE, encode_round, legal_mask, play_card, score
+from bots.rollout import PLAYER, TRICKS_DONE, encode_round, legal_mask, nth_card, play_card, score
 from bots.solver import Solver
 from games.engine import Action, RoundState
 from games.engine.fair import random_deal
@@ -24,12 +24,8 @@ def _brute_force(row: np.ndarray, team: int) -> int:
     best = -1 if maximizing else 1 << 20
     mask = legal_mask(row)
     while mask:
-        low = mask & -mask
-        mask ^= low
-        card = 0
-        while low > 1:
-            low >>= 1
-            card += 1
+        card = nth_card(mask, 0)
+        mask &= mask - 1
         child = row.copy()
         play_card(child, card)
         value = _brute_force(child, team)
