@@ -5,6 +5,9 @@ fast rest.
 ``make test-fast`` runs the fast rest alone; ``make test`` runs everything. A test that starts a real
 service or a browser without its tier's mark fails at once and names the mark, so the fast tier stays
 fast and nothing slips into it by accident. Browser tests may use services too.
+
+conftest.py imports this module before pytest loads it as a plugin, and it has no asserts to
+rewrite: PYTEST_DONT_REWRITE.
 """
 
 from __future__ import annotations

@@ -84,6 +84,11 @@ export class ReconnectingSocket {
     return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
   }
 
+  /** Whether a connection is being opened right now (the page just loaded, or a retry is under way). */
+  get isConnecting() {
+    return this.ws !== null && this.ws.readyState === WebSocket.CONNECTING;
+  }
+
   send(message) {
     if (!this.isOpen) return false;
     this.ws.send(JSON.stringify(message));

@@ -137,6 +137,12 @@ function trickKey(v) {
 
 const socket = new ReconnectingSocket(app.dataset.socketPath, {
   onMessage: receive,
+  onOpen: () => {
+    if (pending && pending.held) {
+      socket.send(pending.held);
+      pending.held = null;
+    }
+  },
   onStatus: (status) => {
     app.dataset.socket = status; // "open" | "reconnecting" | "closed" (tests wait on it)
     ui.connection.hidden = status === "open";
@@ -231,8 +237,13 @@ function clearPending() {
 
 function move(message, card = null) {
   if (pending || !running()) return;
-  if (!send({ ...message, seq: view.game.seq })) return;
-  pending = { seq: view.game.seq, card, timer: setTimeout(() => {
+  const outgoing = { ...message, seq: view.game.seq };
+  // The page shows the game before its socket is open (just after a reload): a move made in that
+  // moment is shown as sending and goes out when the socket opens. The move number it carries
+  // keeps it from landing on any later position; the server refuses it then.
+  const held = socket.isConnecting ? outgoing : null;
+  if (!held && !send(outgoing)) return;
+  pending = { seq: view.game.seq, card, held, timer: setTimeout(() => {
     clearPending();
     send({ type: "resync" });
     render();
