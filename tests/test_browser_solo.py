@@ -1,4 +1,4 @@
-"""One person in the browser against three bots: a whole game, a page reload mid-game, a move before the socket opens."""
+"""One person in the browser against three bots: a whole game, a reload mid-game, a move before the socket opens."""
 
 from __future__ import annotations
 
