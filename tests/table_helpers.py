@@ -15,8 +15,13 @@ def make_players(names: tuple[str, ...] = SEAT_PLAYERS) -> list[Player]:
 
 
 def make_table(owner: Player, seats: Sequence[Player | str | None], **options) -> Table:
-    """A table whose seats hold the given players or built-in bot names (in seat order)."""
+    """A table whose seats hold the given players or built-in bot names (in seat order).
+
+    Bots move at once and the next deal follows a round at once (a test of the pause sets its own),
+    also for tables a module-scoped fixture makes before the settings fixtures apply.
+    """
     options.setdefault("bot_delay_ms", 0)
+    options.setdefault("round_pause_s", 0)
     table = service.create_table(owner, name=options.pop("name", "Test table"), **options)
     for position, occupant in enumerate(seats):
         if isinstance(occupant, Player):
