@@ -62,7 +62,7 @@ def play_until(pages: list[Page], done, timeout: float = 60.0) -> None:
 def test_a_closed_tab_goes_offline_the_stand_in_plays_and_the_person_comes_back(open_page):
     anna = open_page()
     become_guest(anna, "Anna")
-    table_id = open_table(anna, "Clocked table", target=300)
+    table_id = open_table(anna, "Clocked table", target=150)
 
     # A short clock, chosen at the table before the game; the choice outlives a redraw (Beat sits
     # down meanwhile) until it is saved.

@@ -87,13 +87,13 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
             "DATABASE_URL": database_url,
             "REDIS_URL": redis_url,
             "JASSWEB_CHANNEL_PREFIX": f"lease-{uuid.uuid4().hex[:8]}",
-            "JASSWEB_BOT_DELAY_MS": "60",
+            "JASSWEB_BOT_DELAY_MS": "40",
         }
         migrate(env)
         servers = [ServerProcess(env), ServerProcess(env)]
         try:
             owner = guest_cookies(servers[0].url, "Olga")
-            table_id = create_live_table(servers[0].url, owner, mode="fair", round_count="6", seat="watch")
+            table_id = create_live_table(servers[0].url, owner, mode="fair", round_count="4", seat="watch")
             watchers = [await LiveClient.open(s.url, table_id, owner, f"Olga on {i}") for i, s in enumerate(servers)]
             for seat in range(4):
                 await watchers[seat % 2].send(

@@ -151,7 +151,8 @@ class LiveClient(FrameRecorder):
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}/"
-        connection = await websockets.connect(url, additional_headers=headers, open_timeout=10)
+        # A server a test killed never answers the close: do not wait the default 10 s for it.
+        connection = await websockets.connect(url, additional_headers=headers, open_timeout=10, close_timeout=1)
         client = cls(connection, label)
         assert (await client.receive())["type"] == "state"
         return client
