@@ -400,12 +400,16 @@ class LiveGame:
         return False
 
     async def refresh(self) -> None:
-        loaded = await database_sync_to_async(load_info)(self.game_id)
-        if loaded is None:
-            self.info.status = Game.ABANDONED
-        else:
-            self.info, self.state = loaded
-            self.seq = self.info.seq
+        while True:
+            loaded = await database_sync_to_async(load_info)(self.game_id)
+            if loaded is None:
+                self.info.status = Game.ABANDONED
+                break
+            if loaded[0].seq >= self.seq:
+                self.info, self.state = loaded
+                self.seq = self.info.seq
+                break
+            # A move was heard while the database was read (and is stored): never step back behind it.
         self.reconsider()
 
     def reconsider(self) -> None:
@@ -491,6 +495,7 @@ class Driver:
         self._player: BotPlayer | None = None
         self._games: dict[int, LiveGame] = {}
         self._taking: dict[int, asyncio.Task[None]] = {}
+        self._missed: set[int] = set()  # games being taken that changed while their state was read
         self._background: set[asyncio.Task[object]] = set()
         self._analysing: set[int] = set()
         self._lock = threading.Lock()
@@ -505,7 +510,7 @@ class Driver:
             if self._loop is loop:
                 return
             self._loop = loop
-            self._games, self._taking, self._analysing = {}, {}, set()
+            self._games, self._taking, self._analysing, self._missed = {}, {}, set(), set()
             # Tasks of an earlier event loop (a test's, never stopped) died with it: never wait for them.
             self._background = {t for t in self._background if t.get_loop() is loop}
             self._player = BotPlayer(remote.new_client(), processes=True, thinkers=_thinkers())
@@ -635,7 +640,9 @@ class Driver:
         if change.reason in ("round_over", "finished") and change.round_index is not None and remote_seats:
             self.spawn(send_game_infos(self._player, change.game_id, change.round_index), f"info-{change.game_id}")
         if game is None:
-            if change.reason not in ("finished", "abandoned"):
+            if change.game_id in self._taking:
+                self._missed.add(change.game_id)  # ``take`` may have read the game before this change
+            elif change.reason not in ("finished", "abandoned"):
                 self.wake(change.game_id)
             return
         if game.heard(change):
@@ -670,14 +677,23 @@ class Driver:
         """Start driving a game this worker holds the lease of."""
         if game_id in self._games or self._player is None:
             return
+        self._missed.discard(game_id)
         loaded = await database_sync_to_async(load_info)(game_id)
+        # A change heard while the game was read may be in what was read or not: read it again then,
+        # or the game would wait for a move it has already had (a bot's turn nobody takes).
+        missed = game_id in self._missed
+        self._missed.discard(game_id)
         if loaded is None or game_id in self._games or self._player is None:
             return
         info, state = loaded
         game = LiveGame(self, game_id, info, state)
-        if game.finished:
+        if game.finished and not missed:
             return
         self._games[game_id] = game
+        if missed:
+            await game.refresh()
+            if game.finished:
+                return
         game.start(self._player)
 
     def forget(self, game_id: int) -> None:

@@ -262,3 +262,33 @@ async def test_the_lobby_lists_tables_live(stop_runner):
     update = await lobby.receive_json_from(timeout=5)
     assert "Neuer Tisch" in json.dumps(update)
     await lobby.disconnect()
+
+
+async def test_a_move_made_while_the_driver_reads_the_game_is_not_lost(stop_runner, monkeypatch):
+    # The driver takes a game when it starts and reads it from the database. A person's move that
+    # lands while it reads (here: right after) used to be lost: the driver waited for that move for
+    # ever and the bot after it never played. It reads the game again now.
+    from bots import runner
+
+    nora = (await sync_to_async(make_players)(("Nora",)))[0]
+    table = await sync_to_async(make_table)(nora, [nora, "random", "random", "random"], mode="fair", round_count=2)
+    seed = next(s for s in range(100) if GameState.new(table.config(s)).player == 0)  # Nora chooses trump
+    read = runner.load_info
+    raced: list[int] = []
+
+    def read_then_move(game_id: int):
+        loaded = read(game_id)
+        if not raced:  # Nora chooses trump and leads a card: then a bot is to play
+            state = loaded[1]
+            for seq in (0, 1):
+                action = state.observation(0).legal_actions()[0]
+                service.submit(game_id, 0, action, actor=service.Actor(player_id=nora.pk), expected_seq=seq)
+                state = state.apply(0, action)
+            raced.append(game_id)
+        return loaded
+
+    monkeypatch.setattr(runner, "load_info", read_then_move)
+    client = await Client.open(table.pk, nora)
+    await sync_to_async(start)(table, nora, seed)
+    view = await client.state(lambda v: v["game"] and v["game"]["seq"] >= 3, 10)
+    assert raced and view["game"]["seq"] >= 3  # Nora's trump and card, then a bot's card: the game went on
