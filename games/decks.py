@@ -47,12 +47,14 @@ REASONS = {
     "follow_trump": "Trump {suit} was led: you must follow it",
     "under_trump": "No under-trumping: the {card} in the trick is higher",
     "absent": "You do not hold {card}",
+    "stoeck_card": "You announced Stöck: play the {card} now",
 }
 _LOCAL_REASONS = {
     "follow": gettext_lazy("You must follow {suit}"),
     "follow_trump": gettext_lazy("Trump {suit} was led: you must follow it"),
     "under_trump": gettext_lazy("No under-trumping: the {card} in the trick is higher"),
     "absent": gettext_lazy("You do not hold {card}"),
+    "stoeck_card": gettext_lazy("You announced Stöck: play the {card} now"),
 }
 
 NO_TRUMP_YET = "\u2013"  # an en dash, where a round has no trump yet
@@ -139,9 +141,9 @@ class Deck:
             return self.suit_name(SUIT_LETTERS[trump])
         return local_word(NO_SUIT_TRUMPS[trump][1]) if trump in NO_SUIT_TRUMPS else ""
 
-    def reason(self, hand: int, trick: Sequence[int], trump: int, card: int) -> str:
+    def reason(self, hand: int, trick: Sequence[int], trump: int, card: int, stoeck: int = -1) -> str:
         """Why ``card`` of ``hand`` may not be played now, in this deck's words (as the table says it)."""
-        rule, which = refusal(hand, trick, trump, card)
+        rule, which = refusal(hand, trick, trump, card, stoeck)
         if rule in ("follow", "follow_trump"):
             return str(_LOCAL_REASONS[rule]).format(suit=self.suit_text(SUIT_LETTERS[which]))
         return str(_LOCAL_REASONS[rule]).format(card=self.card_text(CARD_CODES[which]))

@@ -380,7 +380,8 @@ def private_part(state: GameState, seat: int) -> str:
     # Why each other card may not be played now, for a click on a greyed card: the rule and the suit or
     # card it names, which the page words in the viewer's deck (static/js/cards.js reasonText).
     refused = obs.hand & ~legal_mask if legal_mask else 0
-    why = {CARD_CODES[c]: _reason(obs.hand, rnd.trick, rnd.trump, c) for c in iter_cards(refused)}
+    due = obs.stoeck_due()
+    why = {CARD_CODES[c]: _reason(obs.hand, rnd.trick, rnd.trump, c, due) for c in iter_cards(refused)}
     actions = obs.legal_actions() if my_turn else []
     legal_trumps = [a.value for a in actions if a.kind == Action.TRUMP]
     text = (
@@ -399,10 +400,10 @@ def private_part(state: GameState, seat: int) -> str:
     return text + f',"announce":{_dumps(offer)}'
 
 
-def _reason(hand: int, trick: tuple[int, ...], trump: int, card: int) -> dict[str, str]:
+def _reason(hand: int, trick: tuple[int, ...], trump: int, card: int, stoeck: int = -1) -> dict[str, str]:
     """A refused card's reason for the page: ``{"rule": "follow", "suit": "H"}`` or ``{"rule": "under_trump",
     "card": "HJ"}`` (the engine's ``refusal`` with codes instead of numbers)."""
-    rule, which = refusal(hand, trick, trump, card)
+    rule, which = refusal(hand, trick, trump, card, stoeck)
     if rule in ("follow", "follow_trump"):
         return {"rule": rule, "suit": "DHSC"[which]}
     return {"rule": rule, "card": CARD_CODES[which]}

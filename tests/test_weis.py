@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -23,15 +24,18 @@ from games.engine import (
     GamePlan,
     GameState,
     IllegalActionError,
+    IllegalReason,
     InvalidActionError,
     RoundState,
     card_from_code,
     hand_weis,
+    iter_cards,
     mask_from_codes,
     weis_cards,
     weis_name,
     weis_points,
 )
+from games.engine.rules import refusal, why_not
 from games.engine.weis import rank_key, scoring_team
 from tests.engine_helpers import hands_from_codes, held_weis
 
@@ -584,3 +588,35 @@ def test_in_fair_mode_the_round_point_advantage_counts_weis_and_stoeck():
         for index in (first, second):
             rnd = game.rounds[index]
             assert sum(scores[index]) == (257 if rnd.is_match else 157) + extras[index]
+
+
+# -- a card refused because Stöck were announced -------------------------------------
+
+
+def test_a_card_other_than_the_announced_stoeck_is_refused_and_the_reason_names_the_stoeck():
+    # North announced Stöck and leads the next trick (an empty one): only the Queen may come.
+    state = stoeck_trick().apply(Action.stoeck("HQ"))
+    queen = card_from_code("HQ")
+    assert not state.trick and state.stoeck_due() == queen
+    assert state.observation(NORTH).stoeck_due() == queen and state.observation(SOUTH).stoeck_due() == -1
+    other = next(c for c in iter_cards(state.hands[NORTH]) if c != queen)
+    with pytest.raises(IllegalActionError) as refused:
+        state.apply(Action.card(other))
+    assert refused.value.reason == IllegalReason.STOECK_CARD and "HQ" in refused.value.why
+    assert refusal(state.hands[NORTH], state.trick, HEARTS, other, queen) == ("stoeck_card", queen)
+    assert why_not(state.hands[NORTH], state.trick, HEARTS, other, queen) == "You announced Stöck: play the ♥Q now"
+
+
+def test_the_table_view_of_a_player_who_announced_stoeck_gives_the_reason_for_every_other_card():
+    from games import snapshot
+
+    played = stoeck_trick().tricks[0]
+    game = game_with(BASIC)
+    game = game.apply(NORTH, Action.trump(HEARTS))
+    for card in played.cards:
+        game = game.apply(game.player, Action.card(card))
+    game = game.apply(NORTH, Action.stoeck("HQ"))
+    view = json.loads("{" + snapshot.private_part(game, NORTH)[1:] + "}")
+    assert view["legal"] == ["HQ"]
+    assert set(view["why_not"]) == set(view["hand"]) - {"HQ"}
+    assert all(why == {"rule": "stoeck_card", "card": "HQ"} for why in view["why_not"].values())

@@ -33,10 +33,17 @@ class IllegalReason(StrEnum):
     FOLLOW = "follow"
     FOLLOW_TRUMP = "follow_trump"
     UNDER_TRUMP = "under_trump"
+    STOECK_CARD = "stoeck_card"  # Stöck announced: the second of King and Queen of trump comes now
 
 
 CARD_REFUSALS = frozenset(
-    {IllegalReason.ABSENT, IllegalReason.FOLLOW, IllegalReason.FOLLOW_TRUMP, IllegalReason.UNDER_TRUMP}
+    {
+        IllegalReason.ABSENT,
+        IllegalReason.FOLLOW,
+        IllegalReason.FOLLOW_TRUMP,
+        IllegalReason.UNDER_TRUMP,
+        IllegalReason.STOECK_CARD,
+    }
 )
 
 

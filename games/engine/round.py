@@ -388,6 +388,12 @@ class RoundState(NamedTuple):
 
     # -- legal moves --------------------------------------------------------
 
+    def stoeck_due(self) -> int:
+        """The card the player to move announced Stöck with and must play now, or -1."""
+        if self.trump < 0 or self.player < 0 or self.stoeck != self.player:
+            return -1
+        return (self.hands[self.player] & stoeck_cards(self.trump)).bit_length() - 1
+
     def legal_mask(self) -> int:
         """Return the cards the player to move may play, as a mask (0 in the trump phase)."""
         if self.trump < 0 or self.player < 0:
@@ -485,10 +491,11 @@ class RoundState(NamedTuple):
             )
         card = action.value
         if not self.legal_mask() >> card & 1:
-            why = illegal_card_reason(self.hands[self.player], self.trick, self.trump, card)
+            due = self.stoeck_due()
+            why = illegal_card_reason(self.hands[self.player], self.trick, self.trump, card, due)
             raise IllegalActionError(
                 f"illegal {action!r} by {SEAT_NAMES[self.player]}: {why} in {self.describe(self.player)}",
-                reason=IllegalReason(refusal(self.hands[self.player], self.trick, self.trump, card)[0]),
+                reason=IllegalReason(refusal(self.hands[self.player], self.trick, self.trump, card, due)[0]),
                 seat=self.player,
                 card=card,
                 why=why,
@@ -757,6 +764,12 @@ class Observation:
     def top(self) -> int:
         """The card winning the current trick so far, or -1."""
         return winning_card(self.trick, self.trump) if self.trick else -1
+
+    def stoeck_due(self) -> int:
+        """The card the viewer announced Stöck with and must play now (its turn), or -1."""
+        if self.viewer != self.player or self.trump < 0 or self.player < 0 or self.stoeck != self.viewer:
+            return -1
+        return (self.hand & stoeck_cards(self.trump)).bit_length() - 1
 
     def legal_mask(self) -> int:
         """Return the viewer's legal cards when it is the viewer's turn to play, else 0."""

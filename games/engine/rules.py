@@ -177,11 +177,13 @@ def trick_points(cards: Sequence[int], trump: int, last: bool = False) -> int:
     return sum(row[card] for card in cards) + (LAST_TRICK_BONUS if last else 0)
 
 
-def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
+def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int, stoeck: int = -1) -> str:
     """Explain in words why ``card`` may not be played (for error messages)."""
-    kind, which = refusal(hand, trick, trump, card)
+    kind, which = refusal(hand, trick, trump, card, stoeck)
     if kind == "absent":
         return f"{CARD_CODES[which]} is not in the hand"
+    if kind == "stoeck_card":
+        return f"Stöck were announced with {CARD_CODES[which]}, which must come now"
     if kind == "follow":
         return f"must follow {TRUMP_NAMES[which]}"
     if kind == "follow_trump":
@@ -189,15 +191,19 @@ def illegal_card_reason(hand: int, trick: Sequence[int], trump: int, card: int) 
     return f"may not under-trump {CARD_CODES[which]}"
 
 
-def refusal(hand: int, trick: Sequence[int], trump: int, card: int) -> tuple[str, int]:
-    """Which rule refuses ``card``: ("absent", card), ("follow", suit), ("follow_trump", suit) or
-    ("under_trump", the trick's highest trump).
+def refusal(hand: int, trick: Sequence[int], trump: int, card: int, stoeck: int = -1) -> tuple[str, int]:
+    """Which rule refuses ``card``: ("absent", card), ("stoeck_card", the Stöck card), ("follow", suit),
+    ("follow_trump", suit) or ("under_trump", the trick's highest trump).
 
-    Only for a card that ``legal_mask`` refuses. The table words it in the viewer's deck from this
-    (games/decks.py, static/js/cards.js); ``why_not`` words it with the French suit symbols.
+    ``stoeck`` is the card the player announced Stöck with and must play now (-1: none; see
+    ``RoundState.stoeck_due``). Only for a card that ``legal_mask`` refuses. The table words it in the
+    viewer's deck from this (games/decks.py, static/js/cards.js); ``why_not`` words it with the
+    French suit symbols.
     """
     if not hand >> card & 1:
         return "absent", card
+    if stoeck >= 0:
+        return "stoeck_card", stoeck
     led = trick[0] // 9
     if trump >= 4 or (led != trump and card // 9 != trump):
         return "follow", led
@@ -214,15 +220,17 @@ def card_label(card: int) -> str:
     return SUIT_SYMBOLS[card // 9] + RANK_NAMES[card % 9]
 
 
-def why_not(hand: int, trick: Sequence[int], trump: int, card: int) -> str:
+def why_not(hand: int, trick: Sequence[int], trump: int, card: int, stoeck: int = -1) -> str:
     """Tell a player in plain words why ``card`` of their ``hand`` may not be played now.
 
     The counterpart of ``legal_mask`` for people: "You must follow ♥", "No under-trumping: the ♠9
     in the trick is higher". Only for a card that ``legal_mask`` refuses.
     """
-    kind, which = refusal(hand, trick, trump, card)
+    kind, which = refusal(hand, trick, trump, card, stoeck)
     if kind == "absent":
         return f"You do not hold {card_label(which)}"
+    if kind == "stoeck_card":
+        return f"You announced Stöck: play the {card_label(which)} now"
     if kind == "follow":
         return f"You must follow {SUIT_SYMBOLS[which]}"
     if kind == "follow_trump":

@@ -40,6 +40,7 @@ export const REASON_STRINGS = {
   follow_trump: gettext("Trump %(suit)s was led: you must follow it"),
   under_trump: gettext("No under-trumping: the %(card)s in the trick is higher"),
   absent: gettext("You do not hold %(card)s"),
+  stoeck_card: gettext("You announced Stöck: play the %(card)s now"),
   unknown: gettext("You may not play this card now"),
 };
 
