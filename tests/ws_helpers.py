@@ -31,6 +31,7 @@ class FrameRecorder:
         self.label = label
         self.frames: list[dict[str, Any]] = []
         self.raw: list[str] = []
+        self.sent: list[str] = []
         _open_clients.append(self)
 
     async def _recv(self, timeout: float) -> str:
@@ -54,7 +55,9 @@ class FrameRecorder:
         return frame
 
     async def send(self, message: dict[str, Any] | str) -> None:
-        await self._send_text(message if isinstance(message, str) else json.dumps(message))
+        text = message if isinstance(message, str) else json.dumps(message)
+        self.sent.append(text[:200])
+        await self._send_text(text)
 
     async def error(self, message: dict[str, Any] | str, timeout: float = 5) -> dict[str, Any]:
         """Send ``message`` and return the error reply (state frames in between are kept)."""
@@ -79,7 +82,14 @@ class FrameRecorder:
         if latest is not None and predicate(latest):
             return latest
         while True:
-            frame = await self.receive(timeout)
+            try:
+                frame = await self.receive(timeout)
+            except TimeoutError:
+                refused = [f.get("message") for f in self.frames if f["type"] == "error"][-3:]
+                last = next((f["view"].get("game") for f in reversed(self.frames) if f["type"] == "state"), None)
+                at = {k: last.get(k) for k in ("seq", "player", "phase", "status")} if last else None
+                wanted = f"{self.label}: no state as awaited within {timeout} s"
+                raise AssertionError(f"{wanted} (last game {at}, sent {self.sent[-2:]}, refusals {refused})") from None
             if frame["type"] == "state" and predicate(frame["view"]):
                 return frame["view"]
 
@@ -185,9 +195,21 @@ async def session_cookie(player: Player) -> tuple[bytes, bytes]:
 
 
 async def close_all_clients() -> None:
-    """Disconnect every client a test opened (so no consumer is cancelled mid-read at teardown)."""
-    for client in list(_open_clients):
-        await client.close()
+    """Disconnect every client a test opened (so no consumer is cancelled mid-read at teardown).
+
+    The list is emptied first and every client is tried: a client that cannot close (its test failed
+    and left it broken) fails this test's teardown, never the next test's.
+    """
+    clients = list(_open_clients)
+    _open_clients.clear()
+    failures = []
+    for client in clients:
+        try:
+            await client._close()
+        except Exception as exc:
+            failures.append(exc)
+    if failures:
+        raise failures[0]
 
 
 def guest_cookies(base: str, nickname: str) -> dict[str, str]:
