@@ -72,21 +72,23 @@ def asset_urls(html: str) -> list[str]:
 @pytest.mark.services
 def test_table_page_assets_are_hashed_compressed_and_cached_for_good(served):
     base, table = served
-    html = httpx.get(f"{base}/tables/{table}/").text
+    http = httpx.Client(base_url=base)  # one connection for all: the assets, not the handshakes, are tested
+    html = http.get(f"/tables/{table}/").text
     urls = asset_urls(html)
     assert any(u.endswith(".css") for u in urls) and any("/table." in u for u in urls), urls
     plain = brotli = 0
     for url in urls:
         assert HASHED.match(url), url
         for encoding in ("br", "gzip"):
-            response = httpx.get(base + url, headers={"Accept-Encoding": encoding})
+            response = http.get(url, headers={"Accept-Encoding": encoding})
             assert response.status_code == 200, url
             assert response.headers.get("content-encoding") == encoding, (url, response.headers)
             cache = response.headers["cache-control"]
             assert "immutable" in cache and int(re.search(r"max-age=(\d+)", cache).group(1)) >= A_YEAR, cache
             if encoding == "br":
                 brotli += int(response.headers["content-length"])
-        plain += len(httpx.get(base + url, headers={"Accept-Encoding": "identity"}).content)
+        plain += len(http.get(url, headers={"Accept-Encoding": "identity"}).content)
+    http.close()
     assert brotli < plain / 3, (brotli, plain)  # text compresses well: about a quarter on the wire
 
 
