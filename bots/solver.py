@@ -26,7 +26,11 @@ points rather than tricks:
   before the other side gets in) are a floor for it and lower the other
   side's ceiling, so many windows are decided without a move;
 - move ordering from the table's best move, then a rule of thumb (cheapest
-  winner, smear on the partner's trick, lead sure winners).
+  winner, smear on the partner's trick, lead sure winners);
+- the last two tricks are played out by a small alpha-beta of their own
+  (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
+  the main search and not through the table, which keeps its room for the
+  positions nearer the root.
 """
 
 from __future__ import annotations
@@ -398,6 +402,120 @@ def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> int:
+    """Points ``me`` gets from the last two tricks (two cards left in each hand), fail-soft, Match bonus included.
+
+    Alpha-beta over at most 16 ways to play the eighth trick (the ninth is
+    forced), without the table: cheaper than a lookup, and it leaves the table
+    to the positions nearer the root. Searched from the leader's side
+    (``sign`` flips the values when the leader is not ``me``).
+    """
+    leader = st[_LEADER]
+    points = CARD_POINT_TABLE[trump]
+    seat1 = (leader + 3) % 4
+    seat2 = (leader + 2) % 4
+    seat3 = (leader + 1) % 4
+    hand0 = st[_HANDS + leader]
+    hand1 = st[_HANDS + seat1]
+    hand2 = st[_HANDS + seat2]
+    hand3 = st[_HANDS + seat3]
+    match = st[_MATCH] & (1 << me)
+    sign = 1 if (leader & 1) == me else -1
+    low = alpha if sign == 1 else -beta
+    high = beta if sign == 1 else -alpha
+    best0 = -(1 << 20)
+    moves0 = hand0
+    while moves0:
+        card0 = _lowest(moves0)
+        moves0 &= moves0 - 1
+        suit = card0 // 9
+        ranks = WIN_RANK_TABLE[trump, suit]
+        low1 = max(low, best0)
+        best1 = 1 << 20
+        moves1 = legal_mask_after(hand1, suit, card0, trump)
+        while moves1:
+            card1 = _lowest(moves1)
+            moves1 &= moves1 - 1
+            top1 = card1 if ranks[card1] > ranks[card0] else card0
+            high2 = min(high, best1)
+            best2 = -(1 << 20)
+            moves2 = legal_mask_after(hand2, suit, top1, trump)
+            while moves2:
+                card2 = _lowest(moves2)
+                moves2 &= moves2 - 1
+                top2 = card2 if ranks[card2] > ranks[top1] else top1
+                low3 = max(low1, best2)
+                best3 = 1 << 20
+                moves3 = legal_mask_after(hand3, suit, top2, trump)
+                while moves3:
+                    card3 = _lowest(moves3)
+                    moves3 &= moves3 - 1
+                    top3 = card3 if ranks[card3] > ranks[top2] else top2
+                    if top3 == card0:
+                        winner = leader
+                    elif top3 == card1:
+                        winner = seat1
+                    elif top3 == card2:
+                        winner = seat2
+                    else:
+                        winner = seat3
+                    # The ninth trick: every hand's last card, led by the eighth trick's winner.
+                    c0 = _lowest(hand0 ^ (np.int64(1) << card0))
+                    c1 = _lowest(hand1 ^ (np.int64(1) << card1))
+                    c2 = _lowest(hand2 ^ (np.int64(1) << card2))
+                    c3 = _lowest(hand3 ^ (np.int64(1) << card3))
+                    if winner == leader:
+                        lead = c0
+                    elif winner == seat1:
+                        lead = c1
+                    elif winner == seat2:
+                        lead = c2
+                    else:
+                        lead = c3
+                    last_ranks = WIN_RANK_TABLE[trump, lead // 9]
+                    top = lead
+                    last_winner = winner
+                    for step in range(1, 4):
+                        seat = (winner - step) % 4
+                        if seat == leader:
+                            card = c0
+                        elif seat == seat1:
+                            card = c1
+                        elif seat == seat2:
+                            card = c2
+                        else:
+                            card = c3
+                        if last_ranks[card] > last_ranks[top]:
+                            top = card
+                            last_winner = seat
+                    value = 0
+                    if (winner & 1) == me:
+                        value += points[card0] + points[card1] + points[card2] + points[card3]
+                    if (last_winner & 1) == me:
+                        value += points[c0] + points[c1] + points[c2] + points[c3] + LAST_TRICK_BONUS
+                        if match and (winner & 1) == me:
+                            value += MATCH_BONUS
+                    value *= sign
+                    if value < best3:
+                        best3 = value
+                        if best3 <= low3:
+                            break
+                if best3 > best2:
+                    best2 = best3
+                    if best2 >= high2:
+                        break
+            if best2 < best1:
+                best1 = best2
+                if best1 <= low1:
+                    break
+        if best1 > best0:
+            best0 = best1
+            if best0 >= high:
+                break
+    return sign * best0
+
+
+@njit(cache=True, nogil=True)
 def _node(
     st: np.ndarray,
     alpha: int,
@@ -445,6 +563,8 @@ def _node(
             high = st[_LEFT] + LAST_TRICK_BONUS - theirs
             if high <= alpha:
                 return high
+        if done == 7:
+            return _two_tricks(st, alpha, beta, me, trump)
         c0, c1, c2, c3 = _canonical(st, trump, row)
         k0 = c0 | (leader << 36) | (st[_MATCH] << 38) | (me << 40)
         k0 |= trump << 41
