@@ -26,7 +26,9 @@ points rather than tricks:
   before the other side gets in) are a floor for it and lower the other
   side's ceiling, so many windows are decided without a move;
 - move ordering from the table's best move, then a rule of thumb (cheapest
-  winner, smear on the partner's trick, lead sure winners);
+  winner, smear on the partner's trick; lead sure winners no opponent can
+  ruff, else low to the partner's top card of a suit, else low), leads
+  breaking ties by their own history of cut-offs (weighted by tricks left);
 - the last two tricks are played out by a small alpha-beta of their own
   (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
   the main search and not through the table, which keeps its room for the
@@ -75,6 +77,7 @@ _PASSES = 1
 _LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
 _ABORTED = 3
 _HISTORY = 4
+_LEAD_HISTORY = 40  # stats[40 + card]: cut-offs by that card as a lead, weighted by the tricks left
 
 
 def _suit_orders() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -209,20 +212,34 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
             continue
         value = points[card]
         if card == first:
-            key = np.int64(1) << 40
+            key = np.int64(1) << 30
         elif tlen == 0:
-            # Lead: a card nobody can beat in its suit first (points on it), then low cards.
+            # Lead: a card nobody can beat in its suit (and no opponent can ruff) first, points on it;
+            # then low to the partner's winner of the suit; then low cards.
             suit = card // 9
             suit_ranks = WIN_RANK_TABLE[trump, suit]
-            beaten = False
+            rank = suit_ranks[card]
+            opponents = st[_HANDS + (player + 1) % 4] | st[_HANDS + (player + 3) % 4]
+            partner_hand = st[_HANDS + (player + 2) % 4]
+            best_opponent = -1
+            best_partner = -1
             rest = others & SUIT_MASK_TABLE[suit]
             while rest:
                 other = _lowest(rest)
                 rest &= rest - 1
-                if suit_ranks[other] > suit_ranks[card]:
-                    beaten = True
-                    break
-            key = (3000 + value * 16) if not beaten else (1000 - value * 16 - suit_ranks[card])
+                other_rank = suit_ranks[other]
+                if (partner_hand >> other) & 1:
+                    if other_rank > best_partner:
+                        best_partner = other_rank
+                elif other_rank > best_opponent:
+                    best_opponent = other_rank
+            ruffable = trump < 4 and suit != trump and (opponents & SUIT_MASK_TABLE[trump]) != 0
+            if rank > best_opponent and rank > best_partner and not ruffable:
+                key = 3000 + value * 16
+            elif best_partner > best_opponent and best_partner > rank and not ruffable:
+                key = 2500 - value * 16 - rank
+            else:
+                key = 1000 - value * 16 - rank
         else:
             rank = ranks[card]
             wins = rank > top_rank
@@ -235,7 +252,10 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
                 key = (3000 + value * 16 - rank) if last else (3000 - value * 4 - rank)
             else:
                 key = 2000 - value * 16 - (rank if rank > 0 else 0)
-        key = key * 4096 + min(stats[_HISTORY + card], 4095)
+        if tlen == 0:
+            key = key * (1 << 24) + min(stats[_LEAD_HISTORY + card], (1 << 24) - 1)
+        else:
+            key = key * 4096 + min(stats[_HISTORY + card], 4095)
         # Insertion sort, best first.
         position = count
         while position > 0 and work[_WORK_KEYS + position - 1] < key:
@@ -675,7 +695,10 @@ def _node(
                 if best < beta:
                     beta = best
     if (maximizing and best >= beta) or (not maximizing and best <= alpha):
-        stats[_HISTORY + best_card] += 1
+        if tlen == 0:
+            stats[_LEAD_HISTORY + best_card] += (9 - done) * (9 - done)
+        else:
+            stats[_HISTORY + best_card] += 1
     if slot >= 0 and stats[_ABORTED] == 0:
         lower = 0
         upper = _VALUE_MASK
@@ -819,7 +842,7 @@ class Solver:
         self.table = TranspositionTable(bits)
         self.node_limit = node_limit
         self.work = np.zeros((37, _WORK_SIZE), dtype=np.int64)
-        self.stats = np.zeros(_HISTORY + 36, dtype=np.int64)
+        self.stats = np.zeros(_LEAD_HISTORY + 36, dtype=np.int64)
 
     def _start(self) -> None:
         self.stats[_NODES] = 0
