@@ -204,6 +204,14 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
             if st[_TRICK + index] == top:
                 top_index = index
         partner_holds = (tlen - top_index) == 2
+    if legal & (legal - 1) == 0:
+        work[_WORK_MOVES] = _lowest(legal)
+        return 1
+    lead_suit = -1
+    best_opponent = -1
+    best_partner = -1
+    opponents = st[_HANDS + (player + 1) % 4] | st[_HANDS + (player + 3) % 4]
+    partner_hand = st[_HANDS + (player + 2) % 4]
     remaining = legal
     while remaining:
         card = _lowest(remaining)
@@ -219,20 +227,19 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
             suit = card // 9
             suit_ranks = WIN_RANK_TABLE[trump, suit]
             rank = suit_ranks[card]
-            opponents = st[_HANDS + (player + 1) % 4] | st[_HANDS + (player + 3) % 4]
-            partner_hand = st[_HANDS + (player + 2) % 4]
-            best_opponent = -1
-            best_partner = -1
-            rest = others & SUIT_MASK_TABLE[suit]
-            while rest:
-                other = _lowest(rest)
-                rest &= rest - 1
-                other_rank = suit_ranks[other]
-                if (partner_hand >> other) & 1:
-                    if other_rank > best_partner:
-                        best_partner = other_rank
-                elif other_rank > best_opponent:
-                    best_opponent = other_rank
+            if suit != lead_suit:
+                # Cards come lowest id first, so a suit's cards are consecutive: its tops once per suit.
+                lead_suit = suit
+                best_opponent = -1
+                best_partner = -1
+                for index in range(8, -1, -1):
+                    other = SUIT_ORDER[trump, suit, index]
+                    if best_opponent < 0 and (opponents >> other) & 1:
+                        best_opponent = suit_ranks[other]
+                    elif best_partner < 0 and (partner_hand >> other) & 1:
+                        best_partner = suit_ranks[other]
+                    if best_opponent >= 0 and best_partner >= 0:
+                        break
             ruffable = trump < 4 and suit != trump and (opponents & SUIT_MASK_TABLE[trump]) != 0
             if rank > best_opponent and rank > best_partner and not ruffable:
                 key = 3000 + value * 16
