@@ -176,8 +176,10 @@ def _redundant(card: int, hand: int, legal: int, others: int, trump: int) -> boo
 
 
 @njit(cache=True, nogil=True)
-def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work: np.ndarray, stats: np.ndarray) -> int:
-    """Write the cards to search into ``work[_WORK_MOVES:]``, most promising first; return how many.
+def _order(
+    st: np.ndarray, player: int, trump: int, legal: int, first: int, work: np.ndarray, depth: int, stats: np.ndarray
+) -> int:
+    """Write the cards to search into ``work[depth, _WORK_MOVES:]``, most promising first; return how many.
 
     ``first`` (the table's best move, or -1) goes first, then a rule of thumb
     with the history of earlier cut-offs breaking ties. One card of each run
@@ -205,7 +207,7 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
                 top_index = index
         partner_holds = (tlen - top_index) == 2
     if legal & (legal - 1) == 0:
-        work[_WORK_MOVES] = _lowest(legal)
+        work[depth, _WORK_MOVES] = _lowest(legal)
         return 1
     lead_suit = -1
     best_opponent = -1
@@ -265,25 +267,25 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
             key = key * 4096 + min(stats[_HISTORY + card], 4095)
         # Insertion sort, best first.
         position = count
-        while position > 0 and work[_WORK_KEYS + position - 1] < key:
-            work[_WORK_KEYS + position] = work[_WORK_KEYS + position - 1]
-            work[_WORK_MOVES + position] = work[_WORK_MOVES + position - 1]
+        while position > 0 and work[depth, _WORK_KEYS + position - 1] < key:
+            work[depth, _WORK_KEYS + position] = work[depth, _WORK_KEYS + position - 1]
+            work[depth, _WORK_MOVES + position] = work[depth, _WORK_MOVES + position - 1]
             position -= 1
-        work[_WORK_KEYS + position] = key
-        work[_WORK_MOVES + position] = card
+        work[depth, _WORK_KEYS + position] = key
+        work[depth, _WORK_MOVES + position] = card
         count += 1
     return count
 
 
 @njit(cache=True, nogil=True)
-def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, int, int]:
+def _canonical(st: np.ndarray, trump: int, work: np.ndarray, depth: int) -> tuple[int, int, int, int]:
     """The four hands with every card moved as low in its suit as its points and order allow.
 
     Only the order of the cards still out and their points matter to the rest
     of the round (the Jack of trumps, whose rule is special, is the only trump
     worth 20), so two positions with the same canonical hands have the same
     value: playing the 6 or the 7 of a plain suit first leads to one entry.
-    Writes canonical -> actual card into ``work[_WORK_MAP:]`` and back into ``work[_WORK_CANON:]``.
+    Writes canonical -> actual card into ``work[depth, _WORK_MAP:]`` and back into ``work[depth, _WORK_CANON:]``.
     """
     c0 = c1 = c2 = c3 = 0
     h0 = st[0]
@@ -310,8 +312,8 @@ def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, 
             spot = NEXT_SAME_CLASS[trump, suit, previous + 1, POINT_CLASS[trump, card]]
             canon = SUIT_ORDER[trump, suit, spot]
             previous = spot
-            work[_WORK_MAP + canon] = card
-            work[_WORK_CANON + card] = canon
+            work[depth, _WORK_MAP + canon] = card
+            work[depth, _WORK_CANON + card] = canon
             canon_bit = 1 << canon
             if owner == 0:
                 c0 |= canon_bit
@@ -565,7 +567,6 @@ def _node(
     done = st[_DONE]
     points = CARD_POINT_TABLE[trump]
     depth = done * 4 + tlen
-    row = work[depth]
     slot = -1
     first = -1
     alpha0 = alpha
@@ -592,7 +593,7 @@ def _node(
                 return high
         if done == 7:
             return _two_tricks(st, alpha, beta, me, trump)
-        c0, c1, c2, c3 = _canonical(st, trump, row)
+        c0, c1, c2, c3 = _canonical(st, trump, work, depth)
         k0 = c0 | (leader << 36) | (st[_MATCH] << 38) | (me << 40)
         k0 |= trump << 41
         k1 = c1
@@ -619,7 +620,7 @@ def _node(
                     high = upper
                 stored = ((entry >> 32) & 63) - 1
                 if stored >= 0:
-                    first = row[_WORK_MAP + stored]
+                    first = work[depth, _WORK_MAP + stored]
                 break
         if low > alpha:
             alpha = low
@@ -629,7 +630,7 @@ def _node(
             return alpha
     player = (leader - tlen) % 4
     legal = _legal(st, player, trump)
-    count = _order(st, player, trump, legal, first, row, stats)
+    count = _order(st, player, trump, legal, first, work, depth, stats)
     maximizing = (player & 1) == me
     best = -1 if maximizing else 1 << 20
     best_card = -1
@@ -637,7 +638,7 @@ def _node(
     if tlen > 0:
         led_ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
     for index in range(count):
-        card = row[_WORK_MOVES + index]
+        card = work[depth, _WORK_MOVES + index]
         bit = np.int64(1) << card
         st[_HANDS + player] ^= bit
         st[_LEFT] -= points[card]
@@ -718,7 +719,7 @@ def _node(
         if best < beta0 and best < upper:
             upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
-        canon_best = row[_WORK_CANON + best_card] + 1 if best_card >= 0 else 0
+        canon_best = work[depth, _WORK_CANON + best_card] + 1 if best_card >= 0 else 0
         if not hit:
             bucket = slot & ~1
             first_entry = table[bucket, 4]
