@@ -29,9 +29,9 @@ points rather than tricks:
   winner, smear on the partner's trick; lead sure winners no opponent can
   ruff, else low to the partner's top card of a suit, else low), leads
   breaking ties by their own history of cut-offs (weighted by tricks left);
-  without a table move, a lead goes first if it was the last lead to cut
-  off at the same depth (a killer move: sibling positions differ in a
-  few cards, and the same lead tends to refute them);
+  without a table move, the last two leads that cut off at the same depth
+  go first (killer moves: sibling positions differ in a few cards, and the
+  same lead tends to refute them);
 - the last two tricks are played out by a small alpha-beta of their own
   (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
   the main search and not through the table, which keeps its room for the
@@ -75,7 +75,8 @@ _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
 _WORK_MAP = 18  # work[depth, 18:54]: canonical card -> actual card at a trick boundary
 _WORK_CANON = 54  # work[depth, 54:90]: actual card -> canonical card there
 _WORK_KILLER = 90  # work[depth, 90]: the lead of the last cut-off at that trick start, -1 if none
-_WORK_SIZE = 91
+_WORK_KILLER2 = 91  # the one before it
+_WORK_SIZE = 92
 _NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
 _PASSES = 1
 _LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
@@ -219,6 +220,7 @@ def _order(
     opponents = st[_HANDS + (player + 1) % 4] | st[_HANDS + (player + 3) % 4]
     partner_hand = st[_HANDS + (player + 2) % 4]
     killer = work[depth, _WORK_KILLER]
+    killer2 = work[depth, _WORK_KILLER2]
     remaining = legal
     while remaining:
         card = _lowest(remaining)
@@ -230,6 +232,8 @@ def _order(
             key = np.int64(1) << 30
         elif card == killer and tlen == 0:
             key = np.int64(1) << 29
+        elif card == killer2 and tlen == 0:
+            key = np.int64(1) << 28
         elif tlen == 0:
             # Lead: a card nobody can beat in its suit (and no opponent can ruff) first, points on it;
             # then low to the partner's winner of the suit; then low cards.
@@ -710,7 +714,8 @@ def _node(
                 if best < beta:
                     beta = best
     if (maximizing and best >= beta) or (not maximizing and best <= alpha):
-        if tlen == 0:
+        if tlen == 0 and work[depth, _WORK_KILLER] != best_card:
+            work[depth, _WORK_KILLER2] = work[depth, _WORK_KILLER]
             work[depth, _WORK_KILLER] = best_card
         if tlen == 0:
             stats[_LEAD_HISTORY + best_card] += (9 - done) * (9 - done)
@@ -859,7 +864,7 @@ class Solver:
         self.table = TranspositionTable(bits)
         self.node_limit = node_limit
         self.work = np.zeros((37, _WORK_SIZE), dtype=np.int64)
-        self.work[:, _WORK_KILLER] = -1
+        self.work[:, _WORK_KILLER:] = -1
         self.stats = np.zeros(_LEAD_HISTORY + 36, dtype=np.int64)
 
     def _start(self) -> None:
