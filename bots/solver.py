@@ -32,8 +32,8 @@ points rather than tricks:
   without a table move, the last two leads that cut off at the same depth
   go first (killer moves: sibling positions differ in a few cards, and the
   same lead tends to refute them); the second and third hands likewise
-  try first the reply that last cut off after the same card at that depth
-  (a counter move; the fourth hand's rule of thumb is better than one);
+  try first the reply that last cut off against the same winning card at
+  that depth (a counter move; the fourth hand's rule of thumb is better);
 - the last two tricks are played out by a small alpha-beta of their own
   (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
   the main search and not through the table, which keeps its room for the
@@ -78,7 +78,7 @@ _WORK_MAP = 18  # work[depth, 18:54]: canonical card -> actual card at a trick b
 _WORK_CANON = 54  # work[depth, 54:90]: actual card -> canonical card there
 _WORK_KILLER = 90  # work[depth, 90]: the lead of the last cut-off at that trick start, -1 if none
 _WORK_KILLER2 = 91  # the one before it
-_WORK_COUNTER = 92  # work[depth, 92 + card]: the reply that last cut off after that card, -1 if none
+_WORK_COUNTER = 92  # work[depth, 92 + card]: the reply that last cut off while that card won the trick, or -1
 _WORK_SIZE = 128
 _NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
 _PASSES = 1
@@ -226,7 +226,7 @@ def _order(
     killer2 = work[depth, _WORK_KILLER2]
     counter = -1
     if 0 < tlen < 3:
-        counter = work[depth, _WORK_COUNTER + st[_TRICK + tlen - 1]]
+        counter = work[depth, _WORK_COUNTER + st[_TOP]]
     remaining = legal
     while remaining:
         card = _lowest(remaining)
@@ -726,7 +726,7 @@ def _node(
             work[depth, _WORK_KILLER2] = work[depth, _WORK_KILLER]
             work[depth, _WORK_KILLER] = best_card
         elif 0 < tlen < 3:
-            work[depth, _WORK_COUNTER + st[_TRICK + tlen - 1]] = best_card
+            work[depth, _WORK_COUNTER + st[_TOP]] = best_card
         if tlen == 0:
             stats[_LEAD_HISTORY + best_card] += (9 - done) * (9 - done)
         else:
