@@ -31,9 +31,9 @@ points rather than tricks:
   breaking ties by their own history of cut-offs (weighted by tricks left);
   without a table move, the last two leads that cut off at the same depth
   go first (killer moves: sibling positions differ in a few cards, and the
-  same lead tends to refute them); the second and third hands likewise
-  try first the reply that last cut off against the same winning card at
-  that depth (a counter move; the fourth hand's rule of thumb is better);
+  same lead tends to refute them); the other hands likewise try first the
+  reply that last cut off against the same winning card at that depth (a
+  counter move);
 - the last two tricks are played out by a small alpha-beta of their own
   (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
   the main search and not through the table, which keeps its room for the
@@ -225,7 +225,7 @@ def _order(
     killer = work[depth, _WORK_KILLER]
     killer2 = work[depth, _WORK_KILLER2]
     counter = -1
-    if 0 < tlen < 3:
+    if tlen > 0:
         counter = work[depth, _WORK_COUNTER + st[_TOP]]
     remaining = legal
     while remaining:
@@ -725,7 +725,7 @@ def _node(
         if tlen == 0 and work[depth, _WORK_KILLER] != best_card:
             work[depth, _WORK_KILLER2] = work[depth, _WORK_KILLER]
             work[depth, _WORK_KILLER] = best_card
-        elif 0 < tlen < 3:
+        elif tlen > 0:
             work[depth, _WORK_COUNTER + st[_TOP]] = best_card
         if tlen == 0:
             stats[_LEAD_HISTORY + best_card] += (9 - done) * (9 - done)
