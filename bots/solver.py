@@ -685,23 +685,30 @@ def _node(
                 won += LAST_TRICK_BONUS
             winner = (leader - position) % 4
             gain = won if (winner & 1) == me else 0
-            saved0 = st[_TRICK]
-            saved1 = st[_TRICK + 1]
-            saved2 = st[_TRICK + 2]
             old_match = st[_MATCH]
-            st[_MATCH] = old_match & (1 << (winner & 1))
-            st[_LEADER] = winner
-            st[_DONE] = done + 1
-            st[_TLEN] = 0
-            st[_TOP] = -1
-            value = gain + _node(st, alpha - gain, beta - gain, me, trump, table, bits, work, stats)
-            st[_MATCH] = old_match
-            st[_LEADER] = leader
-            st[_DONE] = done
-            st[_TLEN] = tlen
-            st[_TRICK] = saved0
-            st[_TRICK + 1] = saved1
-            st[_TRICK + 2] = saved2
+            new_match = old_match & (1 << (winner & 1))
+            ceiling = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if new_match & (1 << me) else 0)
+            if done < 7 and ceiling <= alpha - gain:
+                # The next trick start's first test (its ceiling) without the call; still counted as its node.
+                stats[_NODES] += 1
+                value = gain + ceiling
+            else:
+                saved0 = st[_TRICK]
+                saved1 = st[_TRICK + 1]
+                saved2 = st[_TRICK + 2]
+                st[_MATCH] = new_match
+                st[_LEADER] = winner
+                st[_DONE] = done + 1
+                st[_TLEN] = 0
+                st[_TOP] = -1
+                value = gain + _node(st, alpha - gain, beta - gain, me, trump, table, bits, work, stats)
+                st[_MATCH] = old_match
+                st[_LEADER] = leader
+                st[_DONE] = done
+                st[_TLEN] = tlen
+                st[_TRICK] = saved0
+                st[_TRICK + 1] = saved1
+                st[_TRICK + 2] = saved2
         st[_TOP] = old_top
         st[_LEFT] += points[card]
         st[_HANDS + player] ^= bit
