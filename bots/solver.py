@@ -25,15 +25,15 @@ points rather than tricks:
   trumps above all of the other side's, and the tops the leader can cash
   before the other side gets in) are a floor for it and lower the other
   side's ceiling, so many windows are decided without a move;
-- move ordering from the table's best move, then a rule of thumb (cheapest
-  winner, smear on the partner's trick; lead sure winners no opponent can
-  ruff, else low to the partner's top card of a suit, else low), leads
-  breaking ties by their own history of cut-offs (weighted by tricks left);
-  without a table move, the last two leads that cut off at the same depth
-  go first (killer moves: sibling positions differ in a few cards, and the
-  same lead tends to refute them); the other hands likewise try first the
-  reply that last cut off against the same winning card at that depth (a
-  counter move);
+- move ordering: the table's best move first; then, for a lead, the last
+  two leads that cut off at the same depth (killer moves: sibling positions
+  differ in a few cards, and the same lead tends to refute them), and for
+  the other hands the reply that last cut off against the same winning card
+  at that depth (a counter move); then a rule of thumb (cheapest winner,
+  smear on the partner's trick; lead sure winners no opponent can ruff,
+  else low to the partner's top card of a suit, else low), the history of
+  earlier cut-offs breaking ties (for leads their own, weighted by the
+  tricks left);
 - the last two tricks are played out by a small alpha-beta of their own
   (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
   the main search and not through the table, which keeps its room for the
