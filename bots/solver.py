@@ -17,7 +17,10 @@ points rather than tricks:
 - a transposition table at trick boundaries keyed by the four remaining hands,
   the leader, the team that still could make a Match and the trump; entries
   keep lower and upper bounds on the points still to come, so they stay true
-  across passes and across every position of the same round;
+  across passes and across every position of the same round; at the fourth
+  card of the first four tricks the table is probed for every card's next
+  trick start before any is searched (enhanced transposition cut-offs;
+  deeper, the probes cost more time than the nodes they save);
 - equivalent cards: two cards of one hand, next to each other in rank within
   their suit once the cards already gone are removed and worth the same
   points, lead to the same value, so only one of them is searched;
@@ -71,6 +74,7 @@ _MATCH = 12  # bit t set while team t has won every trick so far (could still ma
 _LEFT = 13  # points of the cards still in the hands
 _STATE_SIZE = 14
 
+_ETC_DONE = 3  # enhanced transposition cut-offs at the fourth card of tricks 1..4 (deeper: more time)
 _TT_BITS = 20  # 1M entries of 40 bytes: one round's positions fit with room to spare
 _WORK_MOVES = 0  # work[depth, 0:9]: the cards to search at that depth, in order
 _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
@@ -656,6 +660,41 @@ def _node(
     led_ranks = WIN_RANK_TABLE[trump, 0]
     if tlen > 0:
         led_ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
+    if tlen == 3 and done <= _ETC_DONE and count > 1:
+        # Enhanced transposition cut-off: a card whose next trick start the table already decides
+        # against the window refutes this node without a search.
+        for index in range(count):
+            card = work[depth, _WORK_MOVES + index]
+            bit = np.int64(1) << card
+            top = card if led_ranks[card] > led_ranks[st[_TOP]] else st[_TOP]
+            won = points[card]
+            position = 3
+            for spot in range(3):
+                played = st[_TRICK + spot]
+                won += points[played]
+                if played == top:
+                    position = spot
+            winner = (leader - position) % 4
+            gain = won if (winner & 1) == me else 0
+            st[_HANDS + player] ^= bit
+            c0, c1, c2, c3 = _canonical(st, trump, work, depth + 1)
+            st[_HANDS + player] ^= bit
+            new_match = st[_MATCH] & (1 << (winner & 1))
+            k0 = c0 | (winner << 36) | (new_match << 38) | (me << 40) | (trump << 41)
+            bucket = _slot(k0, c1, c2, c3, bits) & ~1
+            for way in range(2):
+                spot = bucket + way
+                if table[spot, 0] == k0 and table[spot, 1] == c1 and table[spot, 2] == c2 and table[spot, 3] == c3:
+                    entry = table[spot, 4]
+                    if maximizing:
+                        lower: int = gain + (entry & _VALUE_MASK)
+                        if lower >= beta:
+                            return lower
+                    else:
+                        upper: int = gain + ((entry >> 16) & _VALUE_MASK)
+                        if upper <= alpha:
+                            return upper
+                    break
     for index in range(count):
         card = work[depth, _WORK_MOVES + index]
         bit = np.int64(1) << card
