@@ -687,13 +687,13 @@ def _node(
                 if table[spot, 0] == k0 and table[spot, 1] == c1 and table[spot, 2] == c2 and table[spot, 3] == c3:
                     entry = table[spot, 4]
                     if maximizing:
-                        lower: int = gain + (entry & _VALUE_MASK)
-                        if lower >= beta:
-                            return lower
+                        at_least: int = gain + (entry & _VALUE_MASK)
+                        if at_least >= beta:
+                            return at_least
                     else:
-                        upper: int = gain + ((entry >> 16) & _VALUE_MASK)
-                        if upper <= alpha:
-                            return upper
+                        at_most: int = gain + ((entry >> 16) & _VALUE_MASK)
+                        if at_most <= alpha:
+                            return at_most
                     break
     for index in range(count):
         card = work[depth, _WORK_MOVES + index]
