@@ -603,6 +603,9 @@ def _node(
         high: int = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
         if high <= alpha:
             return high
+        if done == 7:
+            # Exact and cheap: cheaper than the floors below, and a better fail-soft bound.
+            return _two_tricks(st, alpha, beta, me, trump)
         # Floors: what each side surely takes. The ceiling of one side is what is left minus the
         # other side's floor (and no Match once the other side surely takes a trick).
         ours, _ = _sure_points(st, leader, me, trump)
@@ -614,8 +617,6 @@ def _node(
             high = st[_LEFT] + LAST_TRICK_BONUS - theirs
             if high <= alpha:
                 return high
-        if done == 7:
-            return _two_tricks(st, alpha, beta, me, trump)
         c0, c1, c2, c3 = _canonical(st, trump, work, depth)
         k0 = c0 | (leader << 36) | (st[_MATCH] << 38) | (me << 40)
         k0 |= trump << 41
