@@ -122,17 +122,29 @@ def bit_count(mask: int) -> int:
     return count
 
 
+def _de_bruijn_index() -> np.ndarray:
+    """Bit index by the top six bits of ``(1 << index) * _DE_BRUIJN`` (a de Bruijn sequence: all distinct)."""
+    table = np.zeros(64, dtype=np.int64)
+    for index in range(64):
+        table[((1 << index) * _DE_BRUIJN) % (1 << 64) >> 58] = index
+    return table
+
+
+_DE_BRUIJN = 0x03F79D71B4CB0A89
+_DE_BRUIJN_INDEX = _de_bruijn_index()
+
+
 @njit(cache=True, nogil=True)
 def nth_card(mask: int, n: int) -> int:
-    """Return the ``n``-th lowest card (0-based) of a mask."""
+    """Return the ``n``-th lowest card (0-based) of a mask.
+
+    The lowest set bit's index is a multiply and a table lookup (de Bruijn), not a
+    loop over up to 35 shifts: the solver calls this at every node.
+    """
     for _ in range(n):
         mask &= mask - 1
-    low = mask & -mask
-    card = 0
-    while low > 1:
-        low >>= 1
-        card += 1
-    return card
+    low = np.uint64(mask & -mask)
+    return int(_DE_BRUIJN_INDEX[(low * np.uint64(_DE_BRUIJN)) >> np.uint64(58)])
 
 
 @njit(cache=True, nogil=True)

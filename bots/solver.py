@@ -17,7 +17,10 @@ points rather than tricks:
 - a transposition table at trick boundaries keyed by the four remaining hands,
   the leader, the team that still could make a Match and the trump; entries
   keep lower and upper bounds on the points still to come, so they stay true
-  across passes and across every position of the same round;
+  across passes and across every position of the same round; at the fourth
+  card of the first four tricks the table is probed for every card's next
+  trick start before any is searched (enhanced transposition cut-offs;
+  deeper, the probes cost more time than the nodes they save);
 - equivalent cards: two cards of one hand, next to each other in rank within
   their suit once the cards already gone are removed and worth the same
   points, lead to the same value, so only one of them is searched;
@@ -25,8 +28,19 @@ points rather than tricks:
   trumps above all of the other side's, and the tops the leader can cash
   before the other side gets in) are a floor for it and lower the other
   side's ceiling, so many windows are decided without a move;
-- move ordering from the table's best move, then a rule of thumb (cheapest
-  winner, smear on the partner's trick, lead sure winners).
+- move ordering: the table's best move first; then, for a lead, the last
+  two leads that cut off at the same depth (killer moves: sibling positions
+  differ in a few cards, and the same lead tends to refute them), and for
+  the other hands the reply that last cut off against the same winning card
+  at that depth (a counter move); then a rule of thumb (cheapest winner,
+  smear on the partner's trick; lead sure winners no opponent can ruff,
+  else low to the partner's top card of a suit, else low), the history of
+  earlier cut-offs breaking ties (for leads their own, weighted by the
+  tricks left);
+- the last two tricks are played out by a small alpha-beta of their own
+  (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
+  the main search and not through the table, which keeps its room for the
+  positions nearer the root.
 """
 
 from __future__ import annotations
@@ -60,17 +74,22 @@ _MATCH = 12  # bit t set while team t has won every trick so far (could still ma
 _LEFT = 13  # points of the cards still in the hands
 _STATE_SIZE = 14
 
+_ETC_DONE = 3  # enhanced transposition cut-offs at the fourth card of tricks 1..4 (deeper: more time)
 _TT_BITS = 20  # 1M entries of 40 bytes: one round's positions fit with room to spare
 _WORK_MOVES = 0  # work[depth, 0:9]: the cards to search at that depth, in order
 _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
 _WORK_MAP = 18  # work[depth, 18:54]: canonical card -> actual card at a trick boundary
 _WORK_CANON = 54  # work[depth, 54:90]: actual card -> canonical card there
-_WORK_SIZE = 90
+_WORK_KILLER = 90  # work[depth, 90]: the lead of the last cut-off at that trick start, -1 if none
+_WORK_KILLER2 = 91  # the one before it
+_WORK_COUNTER = 92  # work[depth, 92 + card]: the reply that last cut off while that card won the trick, or -1
+_WORK_SIZE = 128
 _NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
 _PASSES = 1
 _LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
 _ABORTED = 3
 _HISTORY = 4
+_LEAD_HISTORY = 40  # stats[40 + card]: cut-offs by that card as a lead, weighted by the tricks left
 
 
 def _suit_orders() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -169,8 +188,10 @@ def _redundant(card: int, hand: int, legal: int, others: int, trump: int) -> boo
 
 
 @njit(cache=True, nogil=True)
-def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work: np.ndarray, stats: np.ndarray) -> int:
-    """Write the cards to search into ``work[_WORK_MOVES:]``, most promising first; return how many.
+def _order(
+    st: np.ndarray, player: int, trump: int, legal: int, first: int, work: np.ndarray, depth: int, stats: np.ndarray
+) -> int:
+    """Write the cards to search into ``work[depth, _WORK_MOVES:]``, most promising first; return how many.
 
     ``first`` (the table's best move, or -1) goes first, then a rule of thumb
     with the history of earlier cut-offs breaking ties. One card of each run
@@ -197,6 +218,19 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
             if st[_TRICK + index] == top:
                 top_index = index
         partner_holds = (tlen - top_index) == 2
+    if legal & (legal - 1) == 0:
+        work[depth, _WORK_MOVES] = _lowest(legal)
+        return 1
+    lead_suit = -1
+    best_opponent = -1
+    best_partner = -1
+    opponents = st[_HANDS + (player + 1) % 4] | st[_HANDS + (player + 3) % 4]
+    partner_hand = st[_HANDS + (player + 2) % 4]
+    killer = work[depth, _WORK_KILLER]
+    killer2 = work[depth, _WORK_KILLER2]
+    counter = -1
+    if tlen > 0:
+        counter = work[depth, _WORK_COUNTER + st[_TOP]]
     remaining = legal
     while remaining:
         card = _lowest(remaining)
@@ -205,20 +239,39 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
             continue
         value = points[card]
         if card == first:
-            key = np.int64(1) << 40
+            key = np.int64(1) << 30
+        elif card == killer and tlen == 0:
+            key = np.int64(1) << 29
+        elif card == killer2 and tlen == 0:
+            key = np.int64(1) << 28
+        elif card == counter:
+            key = np.int64(1) << 29
         elif tlen == 0:
-            # Lead: a card nobody can beat in its suit first (points on it), then low cards.
+            # Lead: a card nobody can beat in its suit (and no opponent can ruff) first, points on it;
+            # then low to the partner's winner of the suit; then low cards.
             suit = card // 9
             suit_ranks = WIN_RANK_TABLE[trump, suit]
-            beaten = False
-            rest = others & SUIT_MASK_TABLE[suit]
-            while rest:
-                other = _lowest(rest)
-                rest &= rest - 1
-                if suit_ranks[other] > suit_ranks[card]:
-                    beaten = True
-                    break
-            key = (3000 + value * 16) if not beaten else (1000 - value * 16 - suit_ranks[card])
+            rank = suit_ranks[card]
+            if suit != lead_suit:
+                # Cards come lowest id first, so a suit's cards are consecutive: its tops once per suit.
+                lead_suit = suit
+                best_opponent = -1
+                best_partner = -1
+                for index in range(8, -1, -1):
+                    other = SUIT_ORDER[trump, suit, index]
+                    if best_opponent < 0 and (opponents >> other) & 1:
+                        best_opponent = suit_ranks[other]
+                    elif best_partner < 0 and (partner_hand >> other) & 1:
+                        best_partner = suit_ranks[other]
+                    if best_opponent >= 0 and best_partner >= 0:
+                        break
+            ruffable = trump < 4 and suit != trump and (opponents & SUIT_MASK_TABLE[trump]) != 0
+            if rank > best_opponent and rank > best_partner and not ruffable:
+                key = 3000 + value * 16
+            elif best_partner > best_opponent and best_partner > rank and not ruffable:
+                key = 2500 - value * 16 - rank
+            else:
+                key = 1000 - value * 16 - rank
         else:
             rank = ranks[card]
             wins = rank > top_rank
@@ -231,28 +284,31 @@ def _order(st: np.ndarray, player: int, trump: int, legal: int, first: int, work
                 key = (3000 + value * 16 - rank) if last else (3000 - value * 4 - rank)
             else:
                 key = 2000 - value * 16 - (rank if rank > 0 else 0)
-        key = key * 4096 + min(stats[_HISTORY + card], 4095)
+        if tlen == 0:
+            key = key * (1 << 24) + min(stats[_LEAD_HISTORY + card], (1 << 24) - 1)
+        else:
+            key = key * 4096 + min(stats[_HISTORY + card], 4095)
         # Insertion sort, best first.
         position = count
-        while position > 0 and work[_WORK_KEYS + position - 1] < key:
-            work[_WORK_KEYS + position] = work[_WORK_KEYS + position - 1]
-            work[_WORK_MOVES + position] = work[_WORK_MOVES + position - 1]
+        while position > 0 and work[depth, _WORK_KEYS + position - 1] < key:
+            work[depth, _WORK_KEYS + position] = work[depth, _WORK_KEYS + position - 1]
+            work[depth, _WORK_MOVES + position] = work[depth, _WORK_MOVES + position - 1]
             position -= 1
-        work[_WORK_KEYS + position] = key
-        work[_WORK_MOVES + position] = card
+        work[depth, _WORK_KEYS + position] = key
+        work[depth, _WORK_MOVES + position] = card
         count += 1
     return count
 
 
 @njit(cache=True, nogil=True)
-def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, int, int]:
+def _canonical(st: np.ndarray, trump: int, work: np.ndarray, depth: int) -> tuple[int, int, int, int]:
     """The four hands with every card moved as low in its suit as its points and order allow.
 
     Only the order of the cards still out and their points matter to the rest
     of the round (the Jack of trumps, whose rule is special, is the only trump
     worth 20), so two positions with the same canonical hands have the same
     value: playing the 6 or the 7 of a plain suit first leads to one entry.
-    Writes canonical -> actual card into ``work[_WORK_MAP:]`` and back into ``work[_WORK_CANON:]``.
+    Writes canonical -> actual card into ``work[depth, _WORK_MAP:]`` and back into ``work[depth, _WORK_CANON:]``.
     """
     c0 = c1 = c2 = c3 = 0
     h0 = st[0]
@@ -279,8 +335,8 @@ def _canonical(st: np.ndarray, trump: int, work: np.ndarray) -> tuple[int, int, 
             spot = NEXT_SAME_CLASS[trump, suit, previous + 1, POINT_CLASS[trump, card]]
             canon = SUIT_ORDER[trump, suit, spot]
             previous = spot
-            work[_WORK_MAP + canon] = card
-            work[_WORK_CANON + card] = canon
+            work[depth, _WORK_MAP + canon] = card
+            work[depth, _WORK_CANON + card] = canon
             canon_bit = 1 << canon
             if owner == 0:
                 c0 |= canon_bit
@@ -398,6 +454,120 @@ def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> int:
+    """Points ``me`` gets from the last two tricks (two cards left in each hand), fail-soft, Match bonus included.
+
+    Alpha-beta over at most 16 ways to play the eighth trick (the ninth is
+    forced), without the table: cheaper than a lookup, and it leaves the table
+    to the positions nearer the root. Searched from the leader's side
+    (``sign`` flips the values when the leader is not ``me``).
+    """
+    leader = st[_LEADER]
+    points = CARD_POINT_TABLE[trump]
+    seat1 = (leader + 3) % 4
+    seat2 = (leader + 2) % 4
+    seat3 = (leader + 1) % 4
+    hand0 = st[_HANDS + leader]
+    hand1 = st[_HANDS + seat1]
+    hand2 = st[_HANDS + seat2]
+    hand3 = st[_HANDS + seat3]
+    match = st[_MATCH] & (1 << me)
+    sign = 1 if (leader & 1) == me else -1
+    low = alpha if sign == 1 else -beta
+    high = beta if sign == 1 else -alpha
+    best0 = -(1 << 20)
+    moves0 = hand0
+    while moves0:
+        card0 = _lowest(moves0)
+        moves0 &= moves0 - 1
+        suit = card0 // 9
+        ranks = WIN_RANK_TABLE[trump, suit]
+        low1 = max(low, best0)
+        best1 = 1 << 20
+        moves1 = legal_mask_after(hand1, suit, card0, trump)
+        while moves1:
+            card1 = _lowest(moves1)
+            moves1 &= moves1 - 1
+            top1 = card1 if ranks[card1] > ranks[card0] else card0
+            high2 = min(high, best1)
+            best2 = -(1 << 20)
+            moves2 = legal_mask_after(hand2, suit, top1, trump)
+            while moves2:
+                card2 = _lowest(moves2)
+                moves2 &= moves2 - 1
+                top2 = card2 if ranks[card2] > ranks[top1] else top1
+                low3 = max(low1, best2)
+                best3 = 1 << 20
+                moves3 = legal_mask_after(hand3, suit, top2, trump)
+                while moves3:
+                    card3 = _lowest(moves3)
+                    moves3 &= moves3 - 1
+                    top3 = card3 if ranks[card3] > ranks[top2] else top2
+                    if top3 == card0:
+                        winner = leader
+                    elif top3 == card1:
+                        winner = seat1
+                    elif top3 == card2:
+                        winner = seat2
+                    else:
+                        winner = seat3
+                    # The ninth trick: every hand's last card, led by the eighth trick's winner.
+                    c0 = _lowest(hand0 ^ (np.int64(1) << card0))
+                    c1 = _lowest(hand1 ^ (np.int64(1) << card1))
+                    c2 = _lowest(hand2 ^ (np.int64(1) << card2))
+                    c3 = _lowest(hand3 ^ (np.int64(1) << card3))
+                    if winner == leader:
+                        lead = c0
+                    elif winner == seat1:
+                        lead = c1
+                    elif winner == seat2:
+                        lead = c2
+                    else:
+                        lead = c3
+                    last_ranks = WIN_RANK_TABLE[trump, lead // 9]
+                    top = lead
+                    last_winner = winner
+                    for step in range(1, 4):
+                        seat = (winner - step) % 4
+                        if seat == leader:
+                            card = c0
+                        elif seat == seat1:
+                            card = c1
+                        elif seat == seat2:
+                            card = c2
+                        else:
+                            card = c3
+                        if last_ranks[card] > last_ranks[top]:
+                            top = card
+                            last_winner = seat
+                    value = 0
+                    if (winner & 1) == me:
+                        value += points[card0] + points[card1] + points[card2] + points[card3]
+                    if (last_winner & 1) == me:
+                        value += points[c0] + points[c1] + points[c2] + points[c3] + LAST_TRICK_BONUS
+                        if match and (winner & 1) == me:
+                            value += MATCH_BONUS
+                    value *= sign
+                    if value < best3:
+                        best3 = value
+                        if best3 <= low3:
+                            break
+                if best3 > best2:
+                    best2 = best3
+                    if best2 >= high2:
+                        break
+            if best2 < best1:
+                best1 = best2
+                if best1 <= low1:
+                    break
+        if best1 > best0:
+            best0 = best1
+            if best0 >= high:
+                break
+    return sign * best0
+
+
+@njit(cache=True, nogil=True)
 def _node(
     st: np.ndarray,
     alpha: int,
@@ -420,7 +590,6 @@ def _node(
     done = st[_DONE]
     points = CARD_POINT_TABLE[trump]
     depth = done * 4 + tlen
-    row = work[depth]
     slot = -1
     first = -1
     alpha0 = alpha
@@ -434,6 +603,9 @@ def _node(
         high: int = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
         if high <= alpha:
             return high
+        if done == 7:
+            # Exact and cheap: cheaper than the floors below, and a better fail-soft bound.
+            return _two_tricks(st, alpha, beta, me, trump)
         # Floors: what each side surely takes. The ceiling of one side is what is left minus the
         # other side's floor (and no Match once the other side surely takes a trick).
         ours, _ = _sure_points(st, leader, me, trump)
@@ -445,7 +617,7 @@ def _node(
             high = st[_LEFT] + LAST_TRICK_BONUS - theirs
             if high <= alpha:
                 return high
-        c0, c1, c2, c3 = _canonical(st, trump, row)
+        c0, c1, c2, c3 = _canonical(st, trump, work, depth)
         k0 = c0 | (leader << 36) | (st[_MATCH] << 38) | (me << 40)
         k0 |= trump << 41
         k1 = c1
@@ -472,7 +644,7 @@ def _node(
                     high = upper
                 stored = ((entry >> 32) & 63) - 1
                 if stored >= 0:
-                    first = row[_WORK_MAP + stored]
+                    first = work[depth, _WORK_MAP + stored]
                 break
         if low > alpha:
             alpha = low
@@ -482,15 +654,50 @@ def _node(
             return alpha
     player = (leader - tlen) % 4
     legal = _legal(st, player, trump)
-    count = _order(st, player, trump, legal, first, row, stats)
+    count = _order(st, player, trump, legal, first, work, depth, stats)
     maximizing = (player & 1) == me
     best = -1 if maximizing else 1 << 20
     best_card = -1
     led_ranks = WIN_RANK_TABLE[trump, 0]
     if tlen > 0:
         led_ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
+    if tlen == 3 and done <= _ETC_DONE and count > 1:
+        # Enhanced transposition cut-off: a card whose next trick start the table already decides
+        # against the window refutes this node without a search.
+        for index in range(count):
+            card = work[depth, _WORK_MOVES + index]
+            bit = np.int64(1) << card
+            top = card if led_ranks[card] > led_ranks[st[_TOP]] else st[_TOP]
+            won = points[card]
+            position = 3
+            for spot in range(3):
+                played = st[_TRICK + spot]
+                won += points[played]
+                if played == top:
+                    position = spot
+            winner = (leader - position) % 4
+            gain = won if (winner & 1) == me else 0
+            st[_HANDS + player] ^= bit
+            c0, c1, c2, c3 = _canonical(st, trump, work, depth + 1)
+            st[_HANDS + player] ^= bit
+            new_match = st[_MATCH] & (1 << (winner & 1))
+            k0 = c0 | (winner << 36) | (new_match << 38) | (me << 40) | (trump << 41)
+            bucket = _slot(k0, c1, c2, c3, bits) & ~1
+            for way in range(2):
+                spot = bucket + way
+                if table[spot, 0] == k0 and table[spot, 1] == c1 and table[spot, 2] == c2 and table[spot, 3] == c3:
+                    entry = table[spot, 4]
+                    if maximizing:
+                        at_least: int = gain + (entry & _VALUE_MASK)
+                        if at_least >= beta:
+                            return at_least
+                    else:
+                        at_most: int = gain + ((entry >> 16) & _VALUE_MASK)
+                        if at_most <= alpha:
+                            return at_most
+                    break
     for index in range(count):
-        card = row[_WORK_MOVES + index]
+        card = work[depth, _WORK_MOVES + index]
         bit = np.int64(1) << card
         st[_HANDS + player] ^= bit
         st[_LEFT] -= points[card]
@@ -518,23 +725,30 @@ def _node(
                 won += LAST_TRICK_BONUS
             winner = (leader - position) % 4
             gain = won if (winner & 1) == me else 0
-            saved0 = st[_TRICK]
-            saved1 = st[_TRICK + 1]
-            saved2 = st[_TRICK + 2]
             old_match = st[_MATCH]
-            st[_MATCH] = old_match & (1 << (winner & 1))
-            st[_LEADER] = winner
-            st[_DONE] = done + 1
-            st[_TLEN] = 0
-            st[_TOP] = -1
-            value = gain + _node(st, alpha - gain, beta - gain, me, trump, table, bits, work, stats)
-            st[_MATCH] = old_match
-            st[_LEADER] = leader
-            st[_DONE] = done
-            st[_TLEN] = tlen
-            st[_TRICK] = saved0
-            st[_TRICK + 1] = saved1
-            st[_TRICK + 2] = saved2
+            new_match = old_match & (1 << (winner & 1))
+            ceiling = st[_LEFT] + LAST_TRICK_BONUS + (MATCH_BONUS if new_match & (1 << me) else 0)
+            if done < 7 and ceiling <= alpha - gain:
+                # The next trick start's first test (its ceiling) without the call; still counted as its node.
+                stats[_NODES] += 1
+                value = gain + ceiling
+            else:
+                saved0 = st[_TRICK]
+                saved1 = st[_TRICK + 1]
+                saved2 = st[_TRICK + 2]
+                st[_MATCH] = new_match
+                st[_LEADER] = winner
+                st[_DONE] = done + 1
+                st[_TLEN] = 0
+                st[_TOP] = -1
+                value = gain + _node(st, alpha - gain, beta - gain, me, trump, table, bits, work, stats)
+                st[_MATCH] = old_match
+                st[_LEADER] = leader
+                st[_DONE] = done
+                st[_TLEN] = tlen
+                st[_TRICK] = saved0
+                st[_TRICK + 1] = saved1
+                st[_TRICK + 2] = saved2
         st[_TOP] = old_top
         st[_LEFT] += points[card]
         st[_HANDS + player] ^= bit
@@ -555,7 +769,15 @@ def _node(
                 if best < beta:
                     beta = best
     if (maximizing and best >= beta) or (not maximizing and best <= alpha):
-        stats[_HISTORY + best_card] += 1
+        if tlen == 0 and work[depth, _WORK_KILLER] != best_card:
+            work[depth, _WORK_KILLER2] = work[depth, _WORK_KILLER]
+            work[depth, _WORK_KILLER] = best_card
+        elif tlen > 0:
+            work[depth, _WORK_COUNTER + st[_TOP]] = best_card
+        if tlen == 0:
+            stats[_LEAD_HISTORY + best_card] += (9 - done) * (9 - done)
+        else:
+            stats[_HISTORY + best_card] += 1
     if slot >= 0 and stats[_ABORTED] == 0:
         lower = 0
         upper = _VALUE_MASK
@@ -568,7 +790,7 @@ def _node(
         if best < beta0 and best < upper:
             upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
-        canon_best = row[_WORK_CANON + best_card] + 1 if best_card >= 0 else 0
+        canon_best = work[depth, _WORK_CANON + best_card] + 1 if best_card >= 0 else 0
         if not hit:
             bucket = slot & ~1
             first_entry = table[bucket, 4]
@@ -699,7 +921,8 @@ class Solver:
         self.table = TranspositionTable(bits)
         self.node_limit = node_limit
         self.work = np.zeros((37, _WORK_SIZE), dtype=np.int64)
-        self.stats = np.zeros(_HISTORY + 36, dtype=np.int64)
+        self.work[:, _WORK_KILLER:] = -1
+        self.stats = np.zeros(_LEAD_HISTORY + 36, dtype=np.int64)
 
     def _start(self) -> None:
         self.stats[_NODES] = 0
