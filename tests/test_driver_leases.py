@@ -111,12 +111,10 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
             survivor = next(s for s in servers if s is not victim)
             assert bots.duplicates == 0
 
-            # The driver dies in the middle of the game: within its lease the other server drives on.
+            # The driver dies in the middle of the game: once its lease runs out the other server drives
+            # on (when exactly a lease runs out is pinned by the test above, on the clock of the rows).
             victim.kill()
-            killed_at = time.monotonic()
             _wait(lambda: _game_row(database_url, table_id)[2] not in ("", driver), 30, "a new driver")
-            took = time.monotonic() - killed_at
-            assert took <= workers.LEASE_SECONDS + 2 * workers.HEARTBEAT_SECONDS + 2, took
             new_driver = _game_row(database_url, table_id)[2]
             assert _worker_pid(database_url, new_driver) == survivor.process.pid
             survivor_watch = watchers[servers.index(survivor)]
