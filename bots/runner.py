@@ -400,16 +400,17 @@ class LiveGame:
         return False
 
     async def refresh(self) -> None:
-        while True:
+        for attempt in range(3):
             loaded = await database_sync_to_async(load_info)(self.game_id)
             if loaded is None:
                 self.info.status = Game.ABANDONED
                 break
-            if loaded[0].seq >= self.seq:
+            # A move heard while the database was read is stored: read again rather than step back behind
+            # it (at most twice; the database is the truth).
+            if loaded[0].seq >= self.seq or attempt == 2:
                 self.info, self.state = loaded
                 self.seq = self.info.seq
                 break
-            # A move was heard while the database was read (and is stored): never step back behind it.
         self.reconsider()
 
     def reconsider(self) -> None:
