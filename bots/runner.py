@@ -678,23 +678,21 @@ class Driver:
         """Start driving a game this worker holds the lease of."""
         if game_id in self._games or self._player is None:
             return
-        self._missed.discard(game_id)
-        loaded = await database_sync_to_async(load_info)(game_id)
-        # A change heard while the game was read may be in what was read or not: read it again then,
-        # or the game would wait for a move it has already had (a bot's turn nobody takes).
-        missed = game_id in self._missed
+        # A change heard while the game is read may be in what was read or not: read it again then (at
+        # most twice), or the game would wait for a move it has already had (a bot's turn nobody takes).
+        for _ in range(3):
+            self._missed.discard(game_id)
+            loaded = await database_sync_to_async(load_info)(game_id)
+            if game_id not in self._missed:
+                break
         self._missed.discard(game_id)
         if loaded is None or game_id in self._games or self._player is None:
             return
         info, state = loaded
         game = LiveGame(self, game_id, info, state)
-        if game.finished and not missed:
+        if game.finished:
             return
         self._games[game_id] = game
-        if missed:
-            await game.refresh()
-            if game.finished:
-                return
         game.start(self._player)
 
     def forget(self, game_id: int) -> None:
