@@ -40,12 +40,19 @@ points rather than tricks:
 - the last two tricks are played out by a small alpha-beta of their own
   (``_two_tricks``: at most 16 ways, the ninth trick forced), not by nodes of
   the main search and not through the table, which keeps its room for the
-  positions nearer the root.
+  positions nearer the root;
+- cheap nodes: the kernels are compiled without reference counting (they
+  allocate nothing, and counting the arrays passed at every call cost a
+  sixth of the time), the helpers are inlined into ``_node``, a table bucket
+  is one 64-byte cache line, and suits are handled as 9-bit masks in rank
+  order (``RANK_MASK``) by table lookups rather than loops over their cards.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 from numba import njit
@@ -78,12 +85,10 @@ _ETC_DONE = 3  # enhanced transposition cut-offs at the fourth card of tricks 1.
 _TT_BITS = 20  # 1M entries of 40 bytes: one round's positions fit with room to spare
 _WORK_MOVES = 0  # work[depth, 0:9]: the cards to search at that depth, in order
 _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
-_WORK_MAP = 18  # work[depth, 18:54]: canonical card -> actual card at a trick boundary
-_WORK_CANON = 54  # work[depth, 54:90]: actual card -> canonical card there
-_WORK_KILLER = 90  # work[depth, 90]: the lead of the last cut-off at that trick start, -1 if none
-_WORK_KILLER2 = 91  # the one before it
-_WORK_COUNTER = 92  # work[depth, 92 + card]: the reply that last cut off while that card won the trick, or -1
-_WORK_SIZE = 128
+_WORK_KILLER = 18  # work[depth, 18]: the lead of the last cut-off at that trick start, -1 if none
+_WORK_KILLER2 = 19  # the one before it
+_WORK_COUNTER = 20  # work[depth, 20 + card]: the reply that last cut off while that card won the trick, or -1
+_WORK_SIZE = 56
 _NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
 _PASSES = 1
 _LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
@@ -124,6 +129,47 @@ def _suit_orders() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 SUIT_ORDER, HIGHER_IN_SUIT, POINT_CLASS, NEXT_SAME_CLASS = _suit_orders()
+
+
+def _rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tables for suits as 9-bit masks in rank order (bit 0: the weakest card of the suit).
+
+    RANK_IN_SUIT[trump, card]: its rank index in its suit. RANK_MASK[trump, suit,
+    m]: the suit's cards of the 9-bit mask ``m`` (bit i: card ``9 * suit + i``) in
+    rank order. SPOTS[trump, suit, r]: the canonical spots of the cards of the
+    rank-order mask ``r`` (each as low as its points and order allow). LOW_BIT[m]:
+    the index of the lowest set bit of a 9-bit mask.
+    """
+    rank_in_suit = np.zeros((6, 36), dtype=np.int64)
+    rank_mask = np.zeros((6, 4, 512), dtype=np.int64)
+    spots = np.zeros((6, 4, 512), dtype=np.int64)
+    for trump in range(6):
+        for suit in range(4):
+            for index in range(9):
+                rank_in_suit[trump, SUIT_ORDER[trump, suit, index]] = index
+            for mask in range(512):
+                ranked = 0
+                for bit in range(9):
+                    if mask >> bit & 1:
+                        ranked |= 1 << rank_in_suit[trump, 9 * suit + bit]
+                rank_mask[trump, suit, mask] = ranked
+                previous = -1
+                spot_mask = 0
+                for index in range(9):
+                    if mask >> index & 1:
+                        card = SUIT_ORDER[trump, suit, index]
+                        previous = NEXT_SAME_CLASS[trump, suit, previous + 1, POINT_CLASS[trump, card]]
+                        spot_mask |= 1 << previous
+                spots[trump, suit, mask] = spot_mask
+    low_bit = np.zeros(512, dtype=np.int64)
+    high_bit = np.zeros(512, dtype=np.int64)
+    for mask in range(1, 512):
+        low_bit[mask] = (mask & -mask).bit_length() - 1
+        high_bit[mask] = mask.bit_length() - 1
+    return rank_in_suit, rank_mask, spots, low_bit, high_bit
+
+
+RANK_IN_SUIT, RANK_MASK, SPOTS, LOW_BIT, HIGH_BIT = _rank_tables()
 _MIX = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
@@ -136,14 +182,19 @@ _VALUE_MASK = 0xFFFF
 class TranspositionTable:
     """Bounds on the points still to come at trick boundaries; reusable across positions of any deal.
 
-    A row is ``[key0, key1, key2, key3, entry]``: the canonical hands (with the
-    leader, Match state, team and trump in key0's high bits) and the lower
-    bound, upper bound and best canonical card packed in one int64.
+    A row is ``[key0, key1, entry, unused]``: the canonical hands, exactly (three
+    bits per card still out, see ``_canonical``; the leader, Match state, team and
+    trump in key0's high bits), and the lower bound, upper bound and best
+    canonical card packed in one int64.
     """
 
     def __init__(self, bits: int = _TT_BITS) -> None:
         self.bits = bits
-        self.rows = np.full((1 << bits, 5), -1, dtype=np.int64)
+        # Rows of four words (two of key, one entry, one unused), two to a bucket: one bucket is one
+        # 64-byte cache line, so a probe costs one memory access.
+        flat = np.full(((1 << bits) + 2) * 4, -1, dtype=np.int64)
+        start = (-flat.ctypes.data % 64) // 8
+        self.rows = flat[start : start + (1 << bits) * 4].reshape(1 << bits, 4)
 
     def clear(self) -> None:
         self.rows.fill(-1)
@@ -151,8 +202,21 @@ class TranspositionTable:
 
 # -- kernels (unchecked fast path) ----------------------------------------------------
 
+_Function = TypeVar("_Function", bound=Callable[..., Any])
 
-@njit(cache=True, nogil=True)
+
+def _kernel(function: _Function) -> _Function:
+    """Compiled without reference counting: the kernels allocate nothing, and counting every array passed
+    at every call of ``_node`` cost about a sixth of the search's time."""
+    return njit(cache=True, nogil=True, _nrt=False)(function)  # type: ignore[call-overload,no-any-return]
+
+
+def _inlined_kernel(function: _Function) -> _Function:
+    """A helper of ``_node`` inlined where it is called (numba's own inlining): no call, no argument copies."""
+    return njit(cache=True, nogil=True, _nrt=False, inline="always")(function)  # type: ignore[call-overload,no-any-return]
+
+
+@_inlined_kernel
 def _legal(st: np.ndarray, player: int, trump: int) -> int:
     """The legal cards of ``player``: the engine's rule, compiled (``bots.rollout.legal_mask_after``)."""
     hand: int = st[_HANDS + player]
@@ -161,33 +225,30 @@ def _legal(st: np.ndarray, player: int, trump: int) -> int:
     return legal_mask_after(hand, st[_TRICK] // 9, st[_TOP], trump)
 
 
-@njit(cache=True, nogil=True)
+@_inlined_kernel
 def _lowest(mask: int) -> int:
     """The lowest card of a non-empty mask (``bots.rollout.nth_card``)."""
     return nth_card(mask, 0)
 
 
-@njit(cache=True, nogil=True)
+@_inlined_kernel
 def _redundant(card: int, hand: int, legal: int, others: int, trump: int) -> bool:
     """Whether a higher card of the same hand is equivalent to ``card`` (so only that one is searched).
 
     Equivalent: the next card above it in its suit that is still in play (in a
     hand or in the trick) is ours, legal now, and worth the same points.
     """
-    points = CARD_POINT_TABLE[trump]
-    for index in range(8):
-        above = HIGHER_IN_SUIT[trump, card, index]
-        if above < 0:
-            return False
-        bit = np.int64(1) << above
-        if hand & bit:
-            return bool((legal & bit) != 0 and points[above] == points[card])
-        if others & bit:
-            return False
-    return False
+    suit = card // 9
+    present = RANK_MASK[trump, suit, ((hand | others) >> (9 * suit)) & 511]
+    rank = RANK_IN_SUIT[trump, card]
+    higher = present >> (rank + 1)
+    if higher == 0:
+        return False
+    above = SUIT_ORDER[trump, suit, rank + 1 + LOW_BIT[higher]]
+    return bool((legal >> above) & 1 != 0 and CARD_POINT_TABLE[trump, above] == CARD_POINT_TABLE[trump, card])
 
 
-@njit(cache=True, nogil=True)
+@_inlined_kernel
 def _order(
     st: np.ndarray, player: int, trump: int, legal: int, first: int, work: np.ndarray, depth: int, stats: np.ndarray
 ) -> int:
@@ -257,14 +318,12 @@ def _order(
                 lead_suit = suit
                 best_opponent = -1
                 best_partner = -1
-                for index in range(8, -1, -1):
-                    other = SUIT_ORDER[trump, suit, index]
-                    if best_opponent < 0 and (opponents >> other) & 1:
-                        best_opponent = suit_ranks[other]
-                    elif best_partner < 0 and (partner_hand >> other) & 1:
-                        best_partner = suit_ranks[other]
-                    if best_opponent >= 0 and best_partner >= 0:
-                        break
+                theirs = RANK_MASK[trump, suit, (opponents >> (9 * suit)) & 511]
+                if theirs:
+                    best_opponent = suit_ranks[SUIT_ORDER[trump, suit, HIGH_BIT[theirs]]]
+                partners = RANK_MASK[trump, suit, (partner_hand >> (9 * suit)) & 511]
+                if partners:
+                    best_partner = suit_ranks[SUIT_ORDER[trump, suit, HIGH_BIT[partners]]]
             ruffable = trump < 4 and suit != trump and (opponents & SUIT_MASK_TABLE[trump]) != 0
             if rank > best_opponent and rank > best_partner and not ruffable:
                 key = 3000 + value * 16
@@ -300,66 +359,87 @@ def _order(
     return count
 
 
-@njit(cache=True, nogil=True)
-def _canonical(st: np.ndarray, trump: int, work: np.ndarray, depth: int) -> tuple[int, int, int, int]:
-    """The four hands with every card moved as low in its suit as its points and order allow.
+@_inlined_kernel
+def _canonical(st: np.ndarray, trump: int) -> tuple[int, int]:
+    """The position's four hands as a key, with every card moved as low in its suit as its points and order allow.
 
     Only the order of the cards still out and their points matter to the rest
     of the round (the Jack of trumps, whose rule is special, is the only trump
     worth 20), so two positions with the same canonical hands have the same
     value: playing the 6 or the 7 of a plain suit first leads to one entry.
-    Writes canonical -> actual card into ``work[depth, _WORK_MAP:]`` and back into ``work[depth, _WORK_CANON:]``.
+    Per suit, the cards still out are taken weakest first (``RANK_MASK``: the
+    suit's cards as a mask in rank order) and each goes to its canonical spot
+    (``SPOTS``), where three bits say whose it is; suits 0-1 fill the first
+    word, 2-3 the second (27 bits a suit).
     """
-    c0 = c1 = c2 = c3 = 0
-    h0 = st[0]
+    key_a = key_b = 0
     h1 = st[1]
     h2 = st[2]
-    everyone = h0 | h1 | h2 | st[3]
+    h3 = st[3]
+    everyone = st[0] | h1 | h2 | h3
+    odd = h1 | h3
+    high = h2 | h3
     for suit in range(4):
-        if everyone & SUIT_MASK_TABLE[suit] == 0:
+        shift = 9 * suit
+        present = (everyone >> shift) & 511
+        if present == 0:
             continue
-        previous = -1
-        for index in range(9):
-            card = SUIT_ORDER[trump, suit, index]
-            bit = np.int64(1) << card
-            if everyone & bit == 0:
-                continue
-            if h0 & bit:
-                owner = 0
-            elif h1 & bit:
-                owner = 1
-            elif h2 & bit:
-                owner = 2
-            else:
-                owner = 3
-            spot = NEXT_SAME_CLASS[trump, suit, previous + 1, POINT_CLASS[trump, card]]
-            canon = SUIT_ORDER[trump, suit, spot]
-            previous = spot
-            work[depth, _WORK_MAP + canon] = card
-            work[depth, _WORK_CANON + card] = canon
-            canon_bit = 1 << canon
-            if owner == 0:
-                c0 |= canon_bit
-            elif owner == 1:
-                c1 |= canon_bit
-            elif owner == 2:
-                c2 |= canon_bit
-            else:
-                c3 |= canon_bit
-    return c0, c1, c2, c3
+        ranks = RANK_MASK[trump, suit]
+        present = ranks[present]
+        spots = SPOTS[trump, suit, present]
+        ones = ranks[(odd >> shift) & 511]
+        twos = ranks[(high >> shift) & 511]
+        code = 0
+        while present:
+            rank = LOW_BIT[present]
+            code |= (1 + ((ones >> rank) & 1) + 2 * ((twos >> rank) & 1)) << (3 * LOW_BIT[spots])
+            present &= present - 1
+            spots &= spots - 1
+        if suit < 2:
+            key_a |= code << (27 * suit)
+        else:
+            key_b |= code << (27 * (suit - 2))
+    return key_a, key_b
 
 
-@njit(cache=True, nogil=True)
-def _slot(k0: int, k1: int, k2: int, k3: int, bits: int) -> int:
+@_inlined_kernel
+def _to_canonical(st: np.ndarray, trump: int, card: int) -> int:
+    """The canonical card (see ``_canonical``) of a card in the hands at a trick start."""
+    suit = card // 9
+    everyone = st[0] | st[1] | st[2] | st[3]
+    present = RANK_MASK[trump, suit, (everyone >> (9 * suit)) & 511]
+    spots = SPOTS[trump, suit, present]
+    below = present & ((1 << RANK_IN_SUIT[trump, card]) - 1)
+    while below:
+        below &= below - 1
+        spots &= spots - 1
+    canon: int = SUIT_ORDER[trump, suit, LOW_BIT[spots]]
+    return canon
+
+
+@_inlined_kernel
+def _from_canonical(st: np.ndarray, trump: int, canon: int) -> int:
+    """The card in the hands at a trick start that a canonical card stands for (``_to_canonical`` undone)."""
+    suit = canon // 9
+    everyone = st[0] | st[1] | st[2] | st[3]
+    present = RANK_MASK[trump, suit, (everyone >> (9 * suit)) & 511]
+    below = SPOTS[trump, suit, present] & ((1 << RANK_IN_SUIT[trump, canon]) - 1)
+    while below:
+        below &= below - 1
+        present &= present - 1
+    card: int = SUIT_ORDER[trump, suit, LOW_BIT[present]]
+    return card
+
+
+@_inlined_kernel
+def _slot(k0: int, k1: int, bits: int) -> int:
     h = np.uint64(k0) * _MIX[0]
     h ^= np.uint64(k1) * _MIX[1]
-    h ^= np.uint64(k2) * _MIX[2]
-    h ^= np.uint64(k3) * _MIX[3]
     h ^= h >> np.uint64(29)
     return int(np.int64(h >> np.uint64(64 - bits)))
 
 
-@njit(cache=True, nogil=True)
+@_inlined_kernel
 def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
     """(points, tricks) the leader's side surely takes by cashing its tops before the other side gets in.
 
@@ -396,7 +476,7 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
     return floor, tricks
 
 
-@njit(cache=True, nogil=True)
+@_inlined_kernel
 def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[int, int]:
     """(points, tricks) ``team`` surely takes from here: a floor on its points.
 
@@ -430,7 +510,7 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
     return 0, 0
 
 
-@njit(cache=True, nogil=True)
+@_inlined_kernel
 def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
     """Points ``me`` gets from the ninth trick (one card left in each hand), Match bonus included."""
     leader = st[_LEADER]
@@ -453,7 +533,7 @@ def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
     return won + (MATCH_BONUS if st[_MATCH] & (1 << me) else 0)
 
 
-@njit(cache=True, nogil=True)
+@_kernel
 def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> int:
     """Points ``me`` gets from the last two tricks (two cards left in each hand), fail-soft, Match bonus included.
 
@@ -567,7 +647,7 @@ def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> i
     return sign * best0
 
 
-@njit(cache=True, nogil=True)
+@_kernel
 def _node(
     st: np.ndarray,
     alpha: int,
@@ -594,7 +674,7 @@ def _node(
     first = -1
     alpha0 = alpha
     beta0 = beta
-    k0 = k1 = k2 = k3 = 0
+    k0 = k1 = 0
     if tlen == 0:
         if done == 9:
             return MATCH_BONUS if st[_MATCH] == (1 << me) else 0
@@ -617,21 +697,17 @@ def _node(
             high = st[_LEFT] + LAST_TRICK_BONUS - theirs
             if high <= alpha:
                 return high
-        c0, c1, c2, c3 = _canonical(st, trump, work, depth)
-        k0 = c0 | (leader << 36) | (st[_MATCH] << 38) | (me << 40)
-        k0 |= trump << 41
-        k1 = c1
-        k2 = c2
-        k3 = c3
+        k0, k1 = _canonical(st, trump)
+        k0 |= (leader | (st[_MATCH] << 2) | (me << 4) | (trump << 5)) << 54
         # Two entries per bucket: the first keeps the position nearest the root (the costliest to
         # redo), the second takes the newest; a hit may be in either.
-        bucket = _slot(k0, k1, k2, k3, bits) & ~1
+        bucket = _slot(k0, k1, bits) & ~1
         slot = bucket + 1
         for way in range(2):
             spot = bucket + way
-            if table[spot, 0] == k0 and table[spot, 1] == k1 and table[spot, 2] == k2 and table[spot, 3] == k3:
+            if table[spot, 0] == k0 and table[spot, 1] == k1:
                 slot = spot
-                entry = table[spot, 4]
+                entry = table[spot, 2]
                 lower: int = entry & _VALUE_MASK
                 upper: int = (entry >> 16) & _VALUE_MASK
                 if lower >= beta:
@@ -644,7 +720,7 @@ def _node(
                     high = upper
                 stored = ((entry >> 32) & 63) - 1
                 if stored >= 0:
-                    first = work[depth, _WORK_MAP + stored]
+                    first = _from_canonical(st, trump, stored)
                 break
         if low > alpha:
             alpha = low
@@ -678,15 +754,15 @@ def _node(
             winner = (leader - position) % 4
             gain = won if (winner & 1) == me else 0
             st[_HANDS + player] ^= bit
-            c0, c1, c2, c3 = _canonical(st, trump, work, depth + 1)
+            e0, e1 = _canonical(st, trump)
             st[_HANDS + player] ^= bit
             new_match = st[_MATCH] & (1 << (winner & 1))
-            k0 = c0 | (winner << 36) | (new_match << 38) | (me << 40) | (trump << 41)
-            bucket = _slot(k0, c1, c2, c3, bits) & ~1
+            e0 |= (winner | (new_match << 2) | (me << 4) | (trump << 5)) << 54
+            bucket = _slot(e0, e1, bits) & ~1
             for way in range(2):
                 spot = bucket + way
-                if table[spot, 0] == k0 and table[spot, 1] == c1 and table[spot, 2] == c2 and table[spot, 3] == c3:
-                    entry = table[spot, 4]
+                if table[spot, 0] == e0 and table[spot, 1] == e1:
+                    entry = table[spot, 2]
                     if maximizing:
                         at_least: int = gain + (entry & _VALUE_MASK)
                         if at_least >= beta:
@@ -781,36 +857,34 @@ def _node(
     if slot >= 0 and stats[_ABORTED] == 0:
         lower = 0
         upper = _VALUE_MASK
-        hit = table[slot, 0] == k0 and table[slot, 1] == k1 and table[slot, 2] == k2 and table[slot, 3] == k3
+        hit = table[slot, 0] == k0 and table[slot, 1] == k1
         if hit:
-            lower = table[slot, 4] & _VALUE_MASK
-            upper = (table[slot, 4] >> 16) & _VALUE_MASK
+            lower = table[slot, 2] & _VALUE_MASK
+            upper = (table[slot, 2] >> 16) & _VALUE_MASK
         if best > alpha0 and best > lower:
             lower = best
         if best < beta0 and best < upper:
             upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
-        canon_best = work[depth, _WORK_CANON + best_card] + 1 if best_card >= 0 else 0
+        canon_best = _to_canonical(st, trump, best_card) + 1 if best_card >= 0 and tlen == 0 else 0
         if not hit:
             bucket = slot & ~1
-            first_entry = table[bucket, 4]
+            first_entry = table[bucket, 2]
             if first_entry < 0 or done <= (first_entry >> 40):
                 # Nearer the root than the first entry's position (or as near): it takes the first
                 # place and the old first entry moves to the second.
-                for column in range(5):
+                for column in range(3):
                     table[bucket + 1, column] = table[bucket, column]
                 slot = bucket
             else:
                 slot = bucket + 1
         table[slot, 0] = k0
         table[slot, 1] = k1
-        table[slot, 2] = k2
-        table[slot, 3] = k3
-        table[slot, 4] = lower | (upper << 16) | (np.int64(canon_best) << 32) | (np.int64(done) << 40)
+        table[slot, 2] = lower | (upper << 16) | (np.int64(canon_best) << 32) | (np.int64(done) << 40)
     return best
 
 
-@njit(cache=True, nogil=True)
+@_kernel
 def _exact(
     st: np.ndarray,
     me: int,
