@@ -88,7 +88,9 @@ _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
 _WORK_KILLER = 18  # work[depth, 18]: the lead of the last cut-off at that trick start, -1 if none
 _WORK_KILLER2 = 19  # the one before it
 _WORK_COUNTER = 20  # work[depth, 20 + card]: the reply that last cut off while that card won the trick, or -1
-_WORK_SIZE = 56
+_WORK_SIZE = 80
+_STATS_ROW = 36  # work[36]: the statistics and history (stats[...] below)
+_STATE_ROW = 37  # work[37]: the search state (st[...] below); rows 0..35 are the depths
 _NODES = 0  # stats[0]: nodes visited; stats[1]: null-window passes; stats[4 + card]: history
 _PASSES = 1
 _LIMIT = 2  # stats[2]: nodes allowed; stats[3]: 1 once a search ran out of them
@@ -648,18 +650,14 @@ def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> i
 
 
 @_kernel
-def _node(
-    st: np.ndarray,
-    alpha: int,
-    beta: int,
-    me: int,
-    trump: int,
-    table: np.ndarray,
-    bits: int,
-    work: np.ndarray,
-    stats: np.ndarray,
-) -> int:
-    """Points team ``me`` still gets from here (this trick's cards on), fail-soft alpha-beta."""
+def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, trump: int, bits: int) -> int:
+    """Points team ``me`` still gets from here (this trick's cards on), fail-soft alpha-beta.
+
+    The state, the statistics and every depth's scratch live in the one ``work``
+    array (two arrays a call rather than four: the arguments are copied at every node).
+    """
+    st = work[_STATE_ROW]
+    stats = work[_STATS_ROW]
     stats[_NODES] += 1
     if stats[_NODES] > stats[_LIMIT]:
         # Out of budget: the caller throws the answer away; nothing below this is stored.
@@ -786,7 +784,7 @@ def _node(
             st[_TOP] = card
         if tlen < 3:
             st[_TLEN] = tlen + 1
-            value = _node(st, alpha, beta, me, trump, table, bits, work, stats)
+            value = _node(work, table, alpha, beta, me, trump, bits)
             st[_TLEN] = tlen
         else:
             top = st[_TOP]
@@ -817,7 +815,12 @@ def _node(
                 st[_DONE] = done + 1
                 st[_TLEN] = 0
                 st[_TOP] = -1
-                value = gain + _node(st, alpha - gain, beta - gain, me, trump, table, bits, work, stats)
+                if done == 6:
+                    # The last two tricks: straight to their own search (still counted as a node).
+                    stats[_NODES] += 1
+                    value = gain + _two_tricks(st, alpha - gain, beta - gain, me, trump)
+                else:
+                    value = gain + _node(work, table, alpha - gain, beta - gain, me, trump, bits)
                 st[_MATCH] = old_match
                 st[_LEADER] = leader
                 st[_DONE] = done
@@ -885,17 +888,13 @@ def _node(
 
 
 @_kernel
-def _exact(
-    st: np.ndarray,
-    me: int,
-    trump: int,
-    guess: int,
-    table: np.ndarray,
-    bits: int,
-    work: np.ndarray,
-    stats: np.ndarray,
-) -> int:
-    """The exact points team ``me`` still gets, by null-window tests narrowing [low, high] (MTD(f) with bisection)."""
+def _exact(work: np.ndarray, table: np.ndarray, me: int, trump: int, guess: int, bits: int) -> int:
+    """The exact points team ``me`` still gets, by null-window tests narrowing [low, high] (MTD(f) with bisection).
+
+    The position is the state in ``work[_STATE_ROW]``.
+    """
+    st = work[_STATE_ROW]
+    stats = work[_STATS_ROW]
     low = 0
     high = st[_LEFT] + LAST_TRICK_BONUS + MATCH_BONUS
     for spot in range(st[_TLEN]):
@@ -912,7 +911,7 @@ def _exact(
             test = low + 1
         if test > high:
             test = high
-        value = _node(st, test - 1, test, me, trump, table, bits, work, stats)
+        value = _node(work, table, test - 1, test, me, trump, bits)
         passes += 1
         if stats[_ABORTED]:
             return -1
@@ -994,9 +993,9 @@ class Solver:
     def __init__(self, bits: int = _TT_BITS, node_limit: int | None = None) -> None:
         self.table = TranspositionTable(bits)
         self.node_limit = node_limit
-        self.work = np.zeros((37, _WORK_SIZE), dtype=np.int64)
-        self.work[:, _WORK_KILLER:] = -1
-        self.stats = np.zeros(_LEAD_HISTORY + 36, dtype=np.int64)
+        self.work = np.zeros((_STATE_ROW + 1, _WORK_SIZE), dtype=np.int64)
+        self.work[:_STATS_ROW, _WORK_KILLER:] = -1
+        self.stats = self.work[_STATS_ROW]
 
     def _start(self) -> None:
         self.stats[_NODES] = 0
@@ -1005,8 +1004,8 @@ class Solver:
         self.stats[_LIMIT] = self.node_limit if self.node_limit is not None else 1 << 62
 
     def _future(self, state: RoundState, team: int, guess: int) -> int:
-        st = _state_array(state)
-        future = int(_exact(st, team, state.trump, guess, self.table.rows, self.table.bits, self.work, self.stats))
+        self.work[_STATE_ROW, :_STATE_SIZE] = _state_array(state)
+        future = int(_exact(self.work, self.table.rows, team, state.trump, guess, self.table.bits))
         if self.stats[_ABORTED]:
             raise OutOfBudget(f"more than {self.node_limit} nodes")
         return future
