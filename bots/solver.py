@@ -45,7 +45,13 @@ points rather than tricks:
   allocate nothing, and counting the arrays passed at every call cost a
   sixth of the time), the helpers are inlined into ``_node``, a table bucket
   is one 64-byte cache line, and suits are handled as 9-bit masks in rank
-  order (``RANK_MASK``) by table lookups rather than loops over their cards.
+  order (``RANK_MASK``) by table lookups rather than loops over their cards;
+- the table's memory on its way early: at the fourth card of a trick every
+  card's next trick start gets its key (only the played card's suit is
+  encoded again) and a prefetch of its bucket at once, so the misses of a
+  table larger than the cache overlap instead of stalling one after the
+  other; the child takes its key from there, and the enhanced transposition
+  cut-offs use the same keys.
 """
 
 from __future__ import annotations
@@ -55,7 +61,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from games.engine import RoundState
 from games.engine.rules import LAST_TRICK_BONUS, MATCH_BONUS
@@ -88,6 +97,11 @@ _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
 _WORK_KILLER = 18  # work[depth, 18]: the lead of the last cut-off at that trick start, -1 if none
 _WORK_KILLER2 = 19  # the one before it
 _WORK_COUNTER = 20  # work[depth, 20 + card]: the reply that last cut off while that card won the trick, or -1
+_WORK_CHILD_A = 56  # work[depth, 56:65] / [65:74]: at a trick's fourth card, each card's next trick start's key
+_WORK_CHILD_B = 65
+_WORK_PRE_A = 74  # work[depth, 74:76]: a trick start's key, written by the fourth card before the call
+_WORK_PRE_B = 75
+_WORK_PRE = 76  # work[depth, 76]: 1 while that key is there to take
 _WORK_SIZE = 80
 _STATS_ROW = 36  # work[36]: the statistics and history (stats[...] below)
 _STATE_ROW = 37  # work[37]: the search state (st[...] below); rows 0..35 are the depths
@@ -218,13 +232,39 @@ def _inlined_kernel(function: _Function) -> _Function:
     return njit(cache=True, nogil=True, _nrt=False, inline="always")(function)  # type: ignore[call-overload,no-any-return]
 
 
+def _prefetch_intrinsic(typingctx: Any, rows: Any, index: Any) -> Any:
+    """Ask for the cache line of ``rows.flat[index]`` without waiting for it (LLVM's prefetch for reading)."""
+    signature = types.void(rows, index)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        array = context.make_array(sig.args[0])(context, builder, args[0])
+        address = builder.bitcast(builder.gep(array.data, [args[1]]), ir.IntType(8).as_pointer())
+        int32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(  # type: ignore[no-untyped-call]
+            builder.module, ir.FunctionType(ir.VoidType(), [address.type, int32, int32, int32]), "llvm.prefetch.p0i8"
+        )
+        builder.call(function, [address, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
+_prefetch: Any = intrinsic(_prefetch_intrinsic)
+
+
+@_inlined_kernel
+def _suit_of(card: int) -> int:
+    """``card // 9`` for a card 0..35, without the sign fix-ups of Python's floor division."""
+    return (card * 57) >> 9
+
+
 @_inlined_kernel
 def _legal(st: np.ndarray, player: int, trump: int) -> int:
     """The legal cards of ``player``: the engine's rule, compiled (``bots.rollout.legal_mask_after``)."""
     hand: int = st[_HANDS + player]
     if st[_TLEN] == 0:
         return hand
-    return legal_mask_after(hand, st[_TRICK] // 9, st[_TOP], trump)
+    return legal_mask_after(hand, _suit_of(st[_TRICK]), st[_TOP], trump)
 
 
 @_inlined_kernel
@@ -240,7 +280,7 @@ def _redundant(card: int, hand: int, legal: int, others: int, trump: int) -> boo
     Equivalent: the next card above it in its suit that is still in play (in a
     hand or in the trick) is ours, legal now, and worth the same points.
     """
-    suit = card // 9
+    suit = _suit_of(card)
     present = RANK_MASK[trump, suit, ((hand | others) >> (9 * suit)) & 511]
     rank = RANK_IN_SUIT[trump, card]
     higher = present >> (rank + 1)
@@ -273,7 +313,7 @@ def _order(
     top_rank = -1
     ranks = WIN_RANK_TABLE[trump, 0]
     if tlen > 0:
-        ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
+        ranks = WIN_RANK_TABLE[trump, _suit_of(st[_TRICK])]
         top = st[_TOP]
         top_rank = ranks[top]
         top_index = 0
@@ -287,8 +327,8 @@ def _order(
     lead_suit = -1
     best_opponent = -1
     best_partner = -1
-    opponents = st[_HANDS + (player + 1) % 4] | st[_HANDS + (player + 3) % 4]
-    partner_hand = st[_HANDS + (player + 2) % 4]
+    opponents = st[_HANDS + ((player + 1) & 3)] | st[_HANDS + ((player + 3) & 3)]
+    partner_hand = st[_HANDS + ((player + 2) & 3)]
     killer = work[depth, _WORK_KILLER]
     killer2 = work[depth, _WORK_KILLER2]
     counter = -1
@@ -312,7 +352,7 @@ def _order(
         elif tlen == 0:
             # Lead: a card nobody can beat in its suit (and no opponent can ruff) first, points on it;
             # then low to the partner's winner of the suit; then low cards.
-            suit = card // 9
+            suit = _suit_of(card)
             suit_ranks = WIN_RANK_TABLE[trump, suit]
             rank = suit_ranks[card]
             if suit != lead_suit:
@@ -374,40 +414,45 @@ def _canonical(st: np.ndarray, trump: int) -> tuple[int, int]:
     (``SPOTS``), where three bits say whose it is; suits 0-1 fill the first
     word, 2-3 the second (27 bits a suit).
     """
-    key_a = key_b = 0
     h1 = st[1]
     h2 = st[2]
     h3 = st[3]
     everyone = st[0] | h1 | h2 | h3
     odd = h1 | h3
     high = h2 | h3
-    for suit in range(4):
-        shift = 9 * suit
-        present = (everyone >> shift) & 511
-        if present == 0:
-            continue
-        ranks = RANK_MASK[trump, suit]
-        present = ranks[present]
-        spots = SPOTS[trump, suit, present]
-        ones = ranks[(odd >> shift) & 511]
-        twos = ranks[(high >> shift) & 511]
-        code = 0
-        while present:
-            rank = LOW_BIT[present]
-            code |= (1 + ((ones >> rank) & 1) + 2 * ((twos >> rank) & 1)) << (3 * LOW_BIT[spots])
-            present &= present - 1
-            spots &= spots - 1
-        if suit < 2:
-            key_a |= code << (27 * suit)
-        else:
-            key_b |= code << (27 * (suit - 2))
+    key_a = _suit_code(everyone, odd, high, trump, 0) | (_suit_code(everyone, odd, high, trump, 1) << 27)
+    key_b = _suit_code(everyone, odd, high, trump, 2) | (_suit_code(everyone, odd, high, trump, 3) << 27)
     return key_a, key_b
+
+
+@_inlined_kernel
+def _suit_code(everyone: int, odd: int, high: int, trump: int, suit: int) -> int:
+    """One suit's 27 bits of the canonical key (see ``_canonical``): three bits per canonical spot.
+
+    ``everyone``: the cards in the hands; ``odd``: those of hands 1 and 3; ``high``: of hands 2 and 3.
+    """
+    shift = 9 * suit
+    present = (everyone >> shift) & 511
+    code = 0
+    if present == 0:
+        return code
+    ranks = RANK_MASK[trump, suit]
+    present = ranks[present]
+    spots = SPOTS[trump, suit, present]
+    ones = ranks[(odd >> shift) & 511]
+    twos = ranks[(high >> shift) & 511]
+    while present:
+        rank = LOW_BIT[present]
+        code |= (1 + ((ones >> rank) & 1) + 2 * ((twos >> rank) & 1)) << (3 * LOW_BIT[spots])
+        present &= present - 1
+        spots &= spots - 1
+    return code
 
 
 @_inlined_kernel
 def _to_canonical(st: np.ndarray, trump: int, card: int) -> int:
     """The canonical card (see ``_canonical``) of a card in the hands at a trick start."""
-    suit = card // 9
+    suit = _suit_of(card)
     everyone = st[0] | st[1] | st[2] | st[3]
     present = RANK_MASK[trump, suit, (everyone >> (9 * suit)) & 511]
     spots = SPOTS[trump, suit, present]
@@ -422,7 +467,7 @@ def _to_canonical(st: np.ndarray, trump: int, card: int) -> int:
 @_inlined_kernel
 def _from_canonical(st: np.ndarray, trump: int, canon: int) -> int:
     """The card in the hands at a trick start that a canonical card stands for (``_to_canonical`` undone)."""
-    suit = canon // 9
+    suit = _suit_of(canon)
     everyone = st[0] | st[1] | st[2] | st[3]
     present = RANK_MASK[trump, suit, (everyone >> (9 * suit)) & 511]
     below = SPOTS[trump, suit, present] & ((1 << RANK_IN_SUIT[trump, canon]) - 1)
@@ -453,8 +498,8 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
     """
     points = CARD_POINT_TABLE[trump]
     ours = st[_HANDS + leader]
-    opponents = st[_HANDS + (leader + 1) % 4] | st[_HANDS + (leader + 3) % 4]
-    outside = opponents | st[_HANDS + (leader + 2) % 4]
+    opponents = st[_HANDS + ((leader + 1) & 3)] | st[_HANDS + ((leader + 3) & 3)]
+    outside = opponents | st[_HANDS + ((leader + 2) & 3)]
     opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 else np.int64(0)
     floor = 0
     tricks = 0
@@ -517,13 +562,13 @@ def _last_trick(st: np.ndarray, me: int, trump: int) -> int:
     """Points ``me`` gets from the ninth trick (one card left in each hand), Match bonus included."""
     leader = st[_LEADER]
     led_card = _lowest(st[_HANDS + leader])
-    ranks = WIN_RANK_TABLE[trump, led_card // 9]
+    ranks = WIN_RANK_TABLE[trump, _suit_of(led_card)]
     points = CARD_POINT_TABLE[trump]
     top = led_card
     winner = leader
     won: int = points[led_card] + LAST_TRICK_BONUS
     for step in range(1, 4):
-        seat = (leader - step) % 4
+        seat = (leader - step) & 3
         card = _lowest(st[_HANDS + seat])
         won += points[card]
         if ranks[card] > ranks[top]:
@@ -546,9 +591,9 @@ def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> i
     """
     leader = st[_LEADER]
     points = CARD_POINT_TABLE[trump]
-    seat1 = (leader + 3) % 4
-    seat2 = (leader + 2) % 4
-    seat3 = (leader + 1) % 4
+    seat1 = (leader + 3) & 3
+    seat2 = (leader + 2) & 3
+    seat3 = (leader + 1) & 3
     hand0 = st[_HANDS + leader]
     hand1 = st[_HANDS + seat1]
     hand2 = st[_HANDS + seat2]
@@ -562,7 +607,7 @@ def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> i
     while moves0:
         card0 = _lowest(moves0)
         moves0 &= moves0 - 1
-        suit = card0 // 9
+        suit = _suit_of(card0)
         ranks = WIN_RANK_TABLE[trump, suit]
         low1 = max(low, best0)
         best1 = 1 << 20
@@ -606,11 +651,11 @@ def _two_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) -> i
                         lead = c2
                     else:
                         lead = c3
-                    last_ranks = WIN_RANK_TABLE[trump, lead // 9]
+                    last_ranks = WIN_RANK_TABLE[trump, _suit_of(lead)]
                     top = lead
                     last_winner = winner
                     for step in range(1, 4):
-                        seat = (winner - step) % 4
+                        seat = (winner - step) & 3
                         if seat == leader:
                             card = c0
                         elif seat == seat1:
@@ -674,6 +719,9 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
     beta0 = beta
     k0 = k1 = 0
     if tlen == 0:
+        # A key the fourth card wrote for this trick start is taken now, whichever way the node returns.
+        precomputed = work[depth, _WORK_PRE]
+        work[depth, _WORK_PRE] = 0
         if done == 9:
             return MATCH_BONUS if st[_MATCH] == (1 << me) else 0
         if done == 8:
@@ -695,8 +743,13 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
             high = st[_LEFT] + LAST_TRICK_BONUS - theirs
             if high <= alpha:
                 return high
-        k0, k1 = _canonical(st, trump)
-        k0 |= (leader | (st[_MATCH] << 2) | (me << 4) | (trump << 5)) << 54
+        if precomputed:
+            # Written by the trick's fourth card, which has already asked for the bucket.
+            k0 = work[depth, _WORK_PRE_A]
+            k1 = work[depth, _WORK_PRE_B]
+        else:
+            k0, k1 = _canonical(st, trump)
+            k0 |= (leader | (st[_MATCH] << 2) | (me << 4) | (trump << 5)) << 54
         # Two entries per bucket: the first keeps the position nearest the root (the costliest to
         # redo), the second takes the newest; a hit may be in either.
         bucket = _slot(k0, k1, bits) & ~1
@@ -726,7 +779,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
             beta = high
         if alpha >= beta:
             return alpha
-    player = (leader - tlen) % 4
+    player = (leader - tlen) & 3
     legal = _legal(st, player, trump)
     count = _order(st, player, trump, legal, first, work, depth, stats)
     maximizing = (player & 1) == me
@@ -734,7 +787,41 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
     best_card = -1
     led_ranks = WIN_RANK_TABLE[trump, 0]
     if tlen > 0:
-        led_ranks = WIN_RANK_TABLE[trump, st[_TRICK] // 9]
+        led_ranks = WIN_RANK_TABLE[trump, _suit_of(st[_TRICK])]
+    if tlen == 3 and done <= 5:
+        # Every card's next trick start: its key (only the played card's suit changes) and a prefetch
+        # of its bucket, so the table's memory is on its way for all of them at once.
+        h1 = st[1]
+        h2 = st[2]
+        h3 = st[3]
+        everyone = st[0] | h1 | h2 | h3
+        odd = h1 | h3
+        high = h2 | h3
+        code0 = _suit_code(everyone, odd, high, trump, 0)
+        code1 = _suit_code(everyone, odd, high, trump, 1)
+        code2 = _suit_code(everyone, odd, high, trump, 2)
+        code3 = _suit_code(everyone, odd, high, trump, 3)
+        for index in range(count):
+            card = work[depth, _WORK_MOVES + index]
+            keep = ~(np.int64(1) << card)
+            suit = _suit_of(card)
+            code = _suit_code(everyone & keep, odd & keep, high & keep, trump, suit)
+            c0 = code if suit == 0 else code0
+            c1 = code if suit == 1 else code1
+            c2 = code if suit == 2 else code2
+            c3 = code if suit == 3 else code3
+            top = card if led_ranks[card] > led_ranks[st[_TOP]] else st[_TOP]
+            position = 3
+            for spot in range(3):
+                if st[_TRICK + spot] == top:
+                    position = spot
+            winner = (leader - position) & 3
+            new_match = st[_MATCH] & (1 << (winner & 1))
+            child_a = c0 | (c1 << 27) | ((winner | (new_match << 2) | (me << 4) | (trump << 5)) << 54)
+            child_b = c2 | (c3 << 27)
+            work[depth, _WORK_CHILD_A + index] = child_a
+            work[depth, _WORK_CHILD_B + index] = child_b
+            _prefetch(table, (_slot(child_a, child_b, bits) & ~1) * 4)
     if tlen == 3 and done <= _ETC_DONE and count > 1:
         # Enhanced transposition cut-off: a card whose next trick start the table already decides
         # against the window refutes this node without a search.
@@ -749,13 +836,10 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
                 won += points[played]
                 if played == top:
                     position = spot
-            winner = (leader - position) % 4
+            winner = (leader - position) & 3
             gain = won if (winner & 1) == me else 0
-            st[_HANDS + player] ^= bit
-            e0, e1 = _canonical(st, trump)
-            st[_HANDS + player] ^= bit
-            new_match = st[_MATCH] & (1 << (winner & 1))
-            e0 |= (winner | (new_match << 2) | (me << 4) | (trump << 5)) << 54
+            e0 = work[depth, _WORK_CHILD_A + index]
+            e1 = work[depth, _WORK_CHILD_B + index]
             bucket = _slot(e0, e1, bits) & ~1
             for way in range(2):
                 spot = bucket + way
@@ -778,7 +862,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
         st[_TRICK + tlen] = card
         old_top = st[_TOP]
         if tlen == 0:
-            led_ranks = WIN_RANK_TABLE[trump, card // 9]
+            led_ranks = WIN_RANK_TABLE[trump, _suit_of(card)]
             st[_TOP] = card
         elif led_ranks[card] > led_ranks[old_top]:
             st[_TOP] = card
@@ -797,7 +881,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
                     position = spot
             if done == 8:
                 won += LAST_TRICK_BONUS
-            winner = (leader - position) % 4
+            winner = (leader - position) & 3
             gain = won if (winner & 1) == me else 0
             old_match = st[_MATCH]
             new_match = old_match & (1 << (winner & 1))
@@ -820,6 +904,9 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
                     stats[_NODES] += 1
                     value = gain + _two_tricks(st, alpha - gain, beta - gain, me, trump)
                 else:
+                    work[depth + 1, _WORK_PRE_A] = work[depth, _WORK_CHILD_A + index]
+                    work[depth + 1, _WORK_PRE_B] = work[depth, _WORK_CHILD_B + index]
+                    work[depth + 1, _WORK_PRE] = 1
                     value = gain + _node(work, table, alpha - gain, beta - gain, me, trump, bits)
                 st[_MATCH] = old_match
                 st[_LEADER] = leader
@@ -994,7 +1081,7 @@ class Solver:
         self.table = TranspositionTable(bits)
         self.node_limit = node_limit
         self.work = np.zeros((_STATE_ROW + 1, _WORK_SIZE), dtype=np.int64)
-        self.work[:_STATS_ROW, _WORK_KILLER:] = -1
+        self.work[:_STATS_ROW, _WORK_KILLER:_WORK_CHILD_A] = -1
         self.stats = self.work[_STATS_ROW]
 
     def _start(self) -> None:
