@@ -91,7 +91,7 @@ _LEFT = 13  # points of the cards still in the hands
 _STATE_SIZE = 14
 
 _ETC_DONE = 3  # enhanced transposition cut-offs at the fourth card of tricks 1..4 (deeper: more time)
-_TT_BITS = 20  # 1M entries of 40 bytes: one round's positions fit with room to spare
+_TT_BITS = 20  # 1M entries of 32 bytes (32 MB): one round's positions fit with room to spare
 _WORK_MOVES = 0  # work[depth, 0:9]: the cards to search at that depth, in order
 _WORK_KEYS = 9  # work[depth, 9:18]: their ordering keys
 _WORK_KILLER = 18  # work[depth, 18]: the lead of the last cut-off at that trick start, -1 if none
