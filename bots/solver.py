@@ -450,32 +450,23 @@ def _suit_code(everyone: int, odd: int, high: int, trump: int, suit: int) -> int
 
 
 @_inlined_kernel
-def _to_canonical(st: np.ndarray, trump: int, card: int) -> int:
-    """The canonical card (see ``_canonical``) of a card in the hands at a trick start."""
+def _translate(st: np.ndarray, trump: int, card: int, to_canonical: bool) -> int:
+    """A card of the hands at a trick start to its canonical card (see ``_canonical``), or back.
+
+    Within a suit the i-th card still out (weakest first) stands on the i-th
+    canonical spot, so either way is counting the set bits below it.
+    """
     suit = _suit_of(card)
     everyone = st[0] | st[1] | st[2] | st[3]
     present = RANK_MASK[trump, suit, (everyone >> (9 * suit)) & 511]
     spots = SPOTS[trump, suit, present]
-    below = present & ((1 << RANK_IN_SUIT[trump, card]) - 1)
+    source, target = (present, spots) if to_canonical else (spots, present)
+    below = source & ((1 << RANK_IN_SUIT[trump, card]) - 1)
     while below:
         below &= below - 1
-        spots &= spots - 1
-    canon: int = SUIT_ORDER[trump, suit, LOW_BIT[spots]]
-    return canon
-
-
-@_inlined_kernel
-def _from_canonical(st: np.ndarray, trump: int, canon: int) -> int:
-    """The card in the hands at a trick start that a canonical card stands for (``_to_canonical`` undone)."""
-    suit = _suit_of(canon)
-    everyone = st[0] | st[1] | st[2] | st[3]
-    present = RANK_MASK[trump, suit, (everyone >> (9 * suit)) & 511]
-    below = SPOTS[trump, suit, present] & ((1 << RANK_IN_SUIT[trump, canon]) - 1)
-    while below:
-        below &= below - 1
-        present &= present - 1
-    card: int = SUIT_ORDER[trump, suit, LOW_BIT[present]]
-    return card
+        target &= target - 1
+    other: int = SUIT_ORDER[trump, suit, LOW_BIT[target]]
+    return other
 
 
 @_inlined_kernel
@@ -771,7 +762,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
                     high = upper
                 stored = ((entry >> 32) & 63) - 1
                 if stored >= 0:
-                    first = _from_canonical(st, trump, stored)
+                    first = _translate(st, trump, stored, False)
                 break
         if low > alpha:
             alpha = low
@@ -956,7 +947,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
         if best < beta0 and best < upper:
             upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
-        canon_best = _to_canonical(st, trump, best_card) + 1 if best_card >= 0 and tlen == 0 else 0
+        canon_best = _translate(st, trump, best_card, True) + 1 if best_card >= 0 and tlen == 0 else 0
         if not hit:
             bucket = slot & ~1
             first_entry = table[bucket, 2]
