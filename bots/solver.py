@@ -402,7 +402,7 @@ def _order(
 
 
 @_inlined_kernel
-def _canonical(st: np.ndarray, trump: int) -> tuple[int, int]:
+def _canonical(st: np.ndarray, trump: int, leader: int, match: int, me: int) -> tuple[int, int]:
     """The position's four hands as a key, with every card moved as low in its suit as its points and order allow.
 
     Only the order of the cards still out and their points matter to the rest
@@ -412,17 +412,37 @@ def _canonical(st: np.ndarray, trump: int) -> tuple[int, int]:
     Per suit, the cards still out are taken weakest first (``RANK_MASK``: the
     suit's cards as a mask in rank order) and each goes to its canonical spot
     (``SPOTS``), where three bits say whose it is; suits 0-1 fill the first
-    word, 2-3 the second (27 bits a suit).
+    word, 2-3 the second (27 bits a suit), and the first word's high bits
+    hold the leader, the Match state, the team and the trump (``_key``).
     """
+    everyone, odd, high = _owners(st)
+    return _key(
+        _suit_code(everyone, odd, high, trump, 0),
+        _suit_code(everyone, odd, high, trump, 1),
+        _suit_code(everyone, odd, high, trump, 2),
+        _suit_code(everyone, odd, high, trump, 3),
+        leader,
+        match,
+        me,
+        trump,
+    )
+
+
+@_inlined_kernel
+def _owners(st: np.ndarray) -> tuple[int, int, int]:
+    """The cards in the hands, those of hands 1 and 3, and those of hands 2 and 3 (a card's owner in two bits)."""
     h1 = st[1]
     h2 = st[2]
     h3 = st[3]
-    everyone = st[0] | h1 | h2 | h3
-    odd = h1 | h3
-    high = h2 | h3
-    key_a = _suit_code(everyone, odd, high, trump, 0) | (_suit_code(everyone, odd, high, trump, 1) << 27)
-    key_b = _suit_code(everyone, odd, high, trump, 2) | (_suit_code(everyone, odd, high, trump, 3) << 27)
-    return key_a, key_b
+    return st[0] | h1 | h2 | h3, h1 | h3, h2 | h3
+
+
+@_inlined_kernel
+def _key(
+    code0: int, code1: int, code2: int, code3: int, leader: int, match: int, me: int, trump: int
+) -> tuple[int, int]:
+    """The table's two-word key from the four suits' codes (``_suit_code``) and the rest of the position."""
+    return code0 | (code1 << 27) | ((leader | (match << 2) | (me << 4) | (trump << 5)) << 54), code2 | (code3 << 27)
 
 
 @_inlined_kernel
@@ -470,11 +490,35 @@ def _translate(st: np.ndarray, trump: int, card: int, to_canonical: bool) -> int
 
 
 @_inlined_kernel
-def _slot(k0: int, k1: int, bits: int) -> int:
+def _bucket(k0: int, k1: int, bits: int) -> int:
+    """The first row of the key's bucket (two rows, one cache line)."""
     h = np.uint64(k0) * _MIX[0]
     h ^= np.uint64(k1) * _MIX[1]
     h ^= h >> np.uint64(29)
-    return int(np.int64(h >> np.uint64(64 - bits)))
+    return int(np.int64(h >> np.uint64(64 - bits))) & ~1
+
+
+@_inlined_kernel
+def _find(table: np.ndarray, bucket: int, k0: int, k1: int) -> int:
+    """The row of the bucket that holds the key, or -1."""
+    for row in range(bucket, bucket + 2):
+        if table[row, 0] == k0 and table[row, 1] == k1:
+            return row
+    return -1
+
+
+@_inlined_kernel
+def _trick_won(st: np.ndarray, card: int, led_ranks: np.ndarray, points: np.ndarray) -> tuple[int, int]:
+    """(the winner's seat, the trick's card points) when ``card`` is the fourth card of the trick in ``st``."""
+    top = card if led_ranks[card] > led_ranks[st[_TOP]] else st[_TOP]
+    won = points[card]
+    position = 3
+    for spot in range(3):
+        played = st[_TRICK + spot]
+        won += points[played]
+        if played == top:
+            position = spot
+    return (st[_LEADER] - position) & 3, won
 
 
 @_inlined_kernel
@@ -704,7 +748,8 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
     done = st[_DONE]
     points = CARD_POINT_TABLE[trump]
     depth = done * 4 + tlen
-    slot = -1
+    slot = -1  # the table row of this trick start's entry (only trick starts have one)
+    bucket = 0
     first = -1
     alpha0 = alpha
     beta0 = beta
@@ -739,31 +784,28 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
             k0 = work[depth, _WORK_PRE_A]
             k1 = work[depth, _WORK_PRE_B]
         else:
-            k0, k1 = _canonical(st, trump)
-            k0 |= (leader | (st[_MATCH] << 2) | (me << 4) | (trump << 5)) << 54
+            k0, k1 = _canonical(st, trump, leader, st[_MATCH], me)
         # Two entries per bucket: the first keeps the position nearest the root (the costliest to
         # redo), the second takes the newest; a hit may be in either.
-        bucket = _slot(k0, k1, bits) & ~1
-        slot = bucket + 1
-        for way in range(2):
-            spot = bucket + way
-            if table[spot, 0] == k0 and table[spot, 1] == k1:
-                slot = spot
-                entry = table[spot, 2]
-                lower: int = entry & _VALUE_MASK
-                upper: int = (entry >> 16) & _VALUE_MASK
-                if lower >= beta:
-                    return lower
-                if upper <= alpha:
-                    return upper
-                if lower > low:
-                    low = lower
-                if upper < high:
-                    high = upper
-                stored = ((entry >> 32) & 63) - 1
-                if stored >= 0:
-                    first = _translate(st, trump, stored, False)
-                break
+        bucket = _bucket(k0, k1, bits)
+        slot = _find(table, bucket, k0, k1)
+        if slot >= 0:
+            entry = table[slot, 2]
+            lower: int = entry & _VALUE_MASK
+            upper: int = (entry >> 16) & _VALUE_MASK
+            if lower >= beta:
+                return lower
+            if upper <= alpha:
+                return upper
+            if lower > low:
+                low = lower
+            if upper < high:
+                high = upper
+            stored = ((entry >> 32) & 63) - 1
+            if stored >= 0:
+                first = _translate(st, trump, stored, False)
+        else:
+            slot = bucket + 1
         if low > alpha:
             alpha = low
         if high < beta:
@@ -782,12 +824,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
     if tlen == 3 and done <= 5:
         # Every card's next trick start: its key (only the played card's suit changes) and a prefetch
         # of its bucket, so the table's memory is on its way for all of them at once.
-        h1 = st[1]
-        h2 = st[2]
-        h3 = st[3]
-        everyone = st[0] | h1 | h2 | h3
-        odd = h1 | h3
-        high = h2 | h3
+        everyone, odd, high = _owners(st)
         code0 = _suit_code(everyone, odd, high, trump, 0)
         code1 = _suit_code(everyone, odd, high, trump, 1)
         code2 = _suit_code(everyone, odd, high, trump, 2)
@@ -797,54 +834,39 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
             keep = ~(np.int64(1) << card)
             suit = _suit_of(card)
             code = _suit_code(everyone & keep, odd & keep, high & keep, trump, suit)
-            c0 = code if suit == 0 else code0
-            c1 = code if suit == 1 else code1
-            c2 = code if suit == 2 else code2
-            c3 = code if suit == 3 else code3
-            top = card if led_ranks[card] > led_ranks[st[_TOP]] else st[_TOP]
-            position = 3
-            for spot in range(3):
-                if st[_TRICK + spot] == top:
-                    position = spot
-            winner = (leader - position) & 3
-            new_match = st[_MATCH] & (1 << (winner & 1))
-            child_a = c0 | (c1 << 27) | ((winner | (new_match << 2) | (me << 4) | (trump << 5)) << 54)
-            child_b = c2 | (c3 << 27)
+            winner, _ = _trick_won(st, card, led_ranks, points)
+            child_a, child_b = _key(
+                code if suit == 0 else code0,
+                code if suit == 1 else code1,
+                code if suit == 2 else code2,
+                code if suit == 3 else code3,
+                winner,
+                st[_MATCH] & (1 << (winner & 1)),
+                me,
+                trump,
+            )
             work[depth, _WORK_CHILD_A + index] = child_a
             work[depth, _WORK_CHILD_B + index] = child_b
-            _prefetch(table, (_slot(child_a, child_b, bits) & ~1) * 4)
+            _prefetch(table, _bucket(child_a, child_b, bits) * 4)
     if tlen == 3 and done <= _ETC_DONE and count > 1:
         # Enhanced transposition cut-off: a card whose next trick start the table already decides
         # against the window refutes this node without a search.
         for index in range(count):
-            card = work[depth, _WORK_MOVES + index]
-            bit = np.int64(1) << card
-            top = card if led_ranks[card] > led_ranks[st[_TOP]] else st[_TOP]
-            won = points[card]
-            position = 3
-            for spot in range(3):
-                played = st[_TRICK + spot]
-                won += points[played]
-                if played == top:
-                    position = spot
-            winner = (leader - position) & 3
+            winner, won = _trick_won(st, work[depth, _WORK_MOVES + index], led_ranks, points)
             gain = won if (winner & 1) == me else 0
             e0 = work[depth, _WORK_CHILD_A + index]
             e1 = work[depth, _WORK_CHILD_B + index]
-            bucket = _slot(e0, e1, bits) & ~1
-            for way in range(2):
-                spot = bucket + way
-                if table[spot, 0] == e0 and table[spot, 1] == e1:
-                    entry = table[spot, 2]
-                    if maximizing:
-                        at_least: int = gain + (entry & _VALUE_MASK)
-                        if at_least >= beta:
-                            return at_least
-                    else:
-                        at_most: int = gain + ((entry >> 16) & _VALUE_MASK)
-                        if at_most <= alpha:
-                            return at_most
-                    break
+            spot = _find(table, _bucket(e0, e1, bits), e0, e1)
+            if spot >= 0:
+                entry = table[spot, 2]
+                if maximizing:
+                    at_least: int = gain + (entry & _VALUE_MASK)
+                    if at_least >= beta:
+                        return at_least
+                else:
+                    at_most: int = gain + ((entry >> 16) & _VALUE_MASK)
+                    if at_most <= alpha:
+                        return at_most
     for index in range(count):
         card = work[depth, _WORK_MOVES + index]
         bit = np.int64(1) << card
@@ -862,17 +884,9 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
             value = _node(work, table, alpha, beta, me, trump, bits)
             st[_TLEN] = tlen
         else:
-            top = st[_TOP]
-            position = 0
-            won = 0
-            for spot in range(4):
-                played = st[_TRICK + spot]
-                won += points[played]
-                if played == top:
-                    position = spot
+            winner, won = _trick_won(st, card, led_ranks, points)
             if done == 8:
                 won += LAST_TRICK_BONUS
-            winner = (leader - position) & 3
             gain = won if (winner & 1) == me else 0
             old_match = st[_MATCH]
             new_match = old_match & (1 << (winner & 1))
@@ -947,9 +961,8 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
         if best < beta0 and best < upper:
             upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
-        canon_best = _translate(st, trump, best_card, True) + 1 if best_card >= 0 and tlen == 0 else 0
+        canon_best = _translate(st, trump, best_card, True) + 1 if best_card >= 0 else 0
         if not hit:
-            bucket = slot & ~1
             first_entry = table[bucket, 2]
             if first_entry < 0 or done <= (first_entry >> 40):
                 # Nearer the root than the first entry's position (or as near): it takes the first
