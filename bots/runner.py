@@ -42,7 +42,7 @@ from django.conf import settings
 
 from bots import remote, think
 from bots.registry import get_bot, move_budget
-from games import bothooks, service, snapshot, states, workers
+from games import bothooks, service, signals, snapshot, states, workers
 from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
 from games.errors import ErrorCode
@@ -582,6 +582,7 @@ class Driver:
                     await self.take(game_id)
                 if tables:
                     await database_sync_to_async(service.presence_changed)(tables)
+                await database_sync_to_async(signals.send_in_transaction)(signals.driver_beat)
             except asyncio.CancelledError:
                 raise
             except Exception:

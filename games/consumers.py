@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict
 from types import SimpleNamespace
 from typing import Any
@@ -137,51 +137,22 @@ class NoDatabaseDispatch(AsyncJsonWebsocketConsumer):
             await super().send(*args, **kwargs)
 
 
-class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
-    """One browser tab at one table: a player in their seat, or a spectator."""
+class FrameConsumer(NoDatabaseDispatch):
+    """A socket whose frames are requests: each one checked, then handled by ``HANDLERS[type]``.
 
-    async def connect(self) -> None:
-        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.language = scope_language(self.scope)
-        self.version = -1
-        self.public: snapshot.Public | None = None
-        self.probe: asyncio.Task[None] | None = None
-        self.noted = False  # this connection is noted for presence
-        # Subscribe before reading the state, so that no event falls between the two; then one trip to the
-        # database (a busy server's database thread is a queue) for the table, the person, and their presence.
-        self.group = table_group(self.table_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
-        if opened is None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.close(code=4404)
-            return
-        self.player, self.public = opened
-        self.address = limits.scope_address(self.scope)
-        self.player_id = self.player.pk if self.player else None
-        self.player_name = self.player.name if self.player else None
-        self.noted = self.player is not None
-        _live.add(self)
-        bothooks.driver().ensure_started()
-        await self.accept()
-        self.version = self.public.version
-        await self.send_public(self.public)
-        meta = self.public.game_meta
-        if meta is not None and meta["status"] == Game.RUNNING:
-            bothooks.driver().wake(meta["id"])  # a game that lost its driver (a restart) is driven again
+    No malformed frame can break the connection: every way a frame can be wrong gets its
+    own refusal, and a handler's ``ServiceError`` becomes the one ``error`` reply. Set
+    ``player_id``, ``address`` and ``language`` in ``connect``.
+    """
 
-    async def disconnect(self, code: int) -> None:
-        _live.discard(self)
-        probe = getattr(self, "probe", None)
-        if probe is not None:
-            probe.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-        if getattr(self, "noted", False):
-            self.noted = False
-            await database_sync_to_async(service.disconnect)(self.channel_name)
+    HANDLERS: dict[str, Callable[[Any, dict[str, Any]], Awaitable[None]]] = {}
+    player_id: int | None = None
+    address = ""
+    probe: asyncio.Task[None] | None = None  # a running bot test (``test_bot``)
 
-    # -- incoming -------------------------------------------------------------
+    def describe(self) -> str:
+        """What this socket is, for the log."""
+        return self.channel_name
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         """Handle a frame in the language of the socket's page: its refusals are worded in it."""
@@ -242,8 +213,8 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             await self.send_error(exc.code, exc.message, ref)
         except Exception:
             log.exception(
-                "table %s: message of type %.40r failed",
-                self.table_id,
+                "%s: message of type %.40r failed",
+                self.describe(),
                 content.get("type") if isinstance(content, dict) else None,
             )
             await self.send_error(
@@ -256,6 +227,90 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         if ref is not None:
             reply["id"] = ref
         await self.send_json(reply)
+
+    async def test_bot(self, content: dict[str, Any], timeout: float) -> None:
+        """Probe the bot a ``test_bot`` frame names (``url``, ``dialect``, ``seat``) beside the connection: one
+        test at a time, counted against the limits on outbound calls; the answer is a ``bot_test`` frame."""
+        url, dialect = _text_field(content, "url"), content.get("dialect", Dialect.AUTO)
+        if dialect not in DIALECTS:
+            raise ServiceError(ErrorCode.BAD_MESSAGE, f"'dialect' is one of {', '.join(DIALECTS)}")
+        seat = _int_field(content, "seat") if "seat" in content else 2  # the seat the bot is invited to
+        if not 0 <= seat <= 3:
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
+        if self.probe is not None and not self.probe.done():
+            raise ServiceError(ErrorCode.BUSY, gettext("a bot test is still running; wait for its answer"))
+        await self._count_bot_call()
+        await _guard(url)
+        self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
+
+    async def _count_bot_call(self) -> None:
+        """A bot test or invitation makes this server call out: limited per person and for the whole server."""
+        try:
+            await asyncio.to_thread(limits.hit, "bot_call", person=self.player_id, server="all")
+        except limits.Limited as exc:
+            raise ServiceError(exc.code, exc.message) from None
+
+    async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
+        try:
+            result = await bothooks.probe_bot(url, dialect, timeout, seat)
+            await self.send_json({"type": "bot_test", "id": ref, **asdict(result)})
+        except Exception:
+            log.exception("%s: testing bot %s failed", self.describe(), url)
+            await self.send_json(
+                {"type": "error", "id": ref, "code": ErrorCode.SERVER_ERROR, "message": "the test failed"}
+            )
+
+    async def on_ping(self, content: dict[str, Any]) -> None:
+        ref = content.get("id")
+        await self.send_json({"type": "pong", "id": ref if _is_ref(ref) else None})
+
+
+class TableConsumer(FrameConsumer):
+    """One browser tab at one table: a player in their seat, or a spectator."""
+
+    def describe(self) -> str:
+        return f"table {self.table_id}"
+
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.language = scope_language(self.scope)
+        self.version = -1
+        self.public: snapshot.Public | None = None
+        self.probe = None
+        self.noted = False  # this connection is noted for presence
+        # Subscribe before reading the state, so that no event falls between the two; then one trip to the
+        # database (a busy server's database thread is a queue) for the table, the person, and their presence.
+        self.group = table_group(self.table_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
+        if opened is None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.close(code=4404)
+            return
+        self.player, self.public = opened
+        self.address = limits.scope_address(self.scope)
+        self.player_id = self.player.pk if self.player else None
+        self.player_name = self.player.name if self.player else None
+        self.noted = self.player is not None
+        _live.add(self)
+        bothooks.driver().ensure_started()
+        await self.accept()
+        self.version = self.public.version
+        await self.send_public(self.public)
+        meta = self.public.game_meta
+        if meta is not None and meta["status"] == Game.RUNNING:
+            bothooks.driver().wake(meta["id"])  # a game that lost its driver (a restart) is driven again
+
+    async def disconnect(self, code: int) -> None:
+        _live.discard(self)
+        probe = getattr(self, "probe", None)
+        if probe is not None:
+            probe.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "noted", False):
+            self.noted = False
+            await database_sync_to_async(service.disconnect)(self.channel_name)
 
     def _actor(self) -> service.Actor:
         if self.player is None:
@@ -304,39 +359,12 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         Only those who may seat bots may test them, one test at a time and within the limits on
         outbound calls; the test runs beside the connection, which keeps receiving the table's states.
         """
-        url, dialect = _text_field(content, "url"), content.get("dialect", Dialect.AUTO)
-        if dialect not in DIALECTS:
-            raise ServiceError(ErrorCode.BAD_MESSAGE, f"'dialect' is one of {', '.join(DIALECTS)}")
-        seat = _int_field(content, "seat") if "seat" in content else 2  # the seat the bot is invited to
-        if not 0 <= seat <= 3:
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
         if not await database_sync_to_async(service.may_manage)(self.table_id, self._actor()):
             raise ServiceError(
                 ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can test bots")
             )
-        if self.probe is not None and not self.probe.done():
-            raise ServiceError(ErrorCode.BUSY, gettext("a bot test is still running; wait for its answer"))
-        await self._count_bot_call()
-        await _guard(url)
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
-        self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
-
-    async def _count_bot_call(self) -> None:
-        """A bot test or invitation makes this server call out: limited per person and for the whole server."""
-        try:
-            await asyncio.to_thread(limits.hit, "bot_call", person=self.player_id, server="all")
-        except limits.Limited as exc:
-            raise ServiceError(exc.code, exc.message) from None
-
-    async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
-        try:
-            result = await bothooks.probe_bot(url, dialect, timeout, seat)
-            await self.send_json({"type": "bot_test", "id": ref, **asdict(result)})
-        except Exception:
-            log.exception("table %s: testing bot %s failed", self.table_id, url)
-            await self.send_json(
-                {"type": "error", "id": ref, "code": ErrorCode.SERVER_ERROR, "message": "the test failed"}
-            )
+        await self.test_bot(content, timeout)
 
     async def on_set_bot_timeout(self, content: dict[str, Any]) -> None:
         seconds = _int_field(content, "seconds")
@@ -438,10 +466,6 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     async def on_resync(self, content: dict[str, Any]) -> None:
         await self.resync()
 
-    async def on_ping(self, content: dict[str, Any]) -> None:
-        ref = content.get("id")
-        await self.send_json({"type": "pong", "id": ref if _is_ref(ref) else None})
-
     HANDLERS = {
         "join": on_join,
         "leave": on_leave,
@@ -458,7 +482,7 @@ class TableConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         "declare_weis": on_declare_weis,
         "announce_stoeck": on_announce_stoeck,
         "resync": on_resync,
-        "ping": on_ping,
+        "ping": FrameConsumer.on_ping,
         "back": on_back,
         "ready": on_ready,
         "set_turn_clock": on_set_turn_clock,

@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     BAD_BOT_URL = "bad_bot_url"
     BOT_URL_REFUSED = "bot_url_refused"
     IMPORTED = "imported"
+    MANAGED = "managed"  # a tournament's table: the tournament arranges its seats and games
     # games and moves
     NO_GAME = "no_game"
     GAME_RUNNING = "game_running"

@@ -97,6 +97,9 @@ class Table(models.Model):
     # Rated games move the players' ratings (games.ratings); casual ones do not. Fair tables are
     # rated by default, standard ones casual; a private table's games are never rated (ratings are public).
     rated = models.BooleanField(default=False)
+    # The page of whatever arranges this table's seats and starts its games (a tournament's, "/tournaments/3/"):
+    # people may play and leave their game here, but not change seats, start or abandon games.
+    managed_by = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]

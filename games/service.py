@@ -31,7 +31,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from games import fastpath, oplog, snapshot, states, stats, workers
+from games import fastpath, oplog, signals, snapshot, states, stats, workers
 from games.catalogue import (
     BOT_KINDS,
     DIALECTS,
@@ -288,11 +288,13 @@ def create_table(
     standin_bot: str = "rules",
     round_pause_s: int | None = None,
     rated: bool | None = None,
+    managed_by: str = "",
 ) -> Table:
     """Open a table with four empty seats; the options are checked by the engine.
 
     ``turn_clock_s``: seconds a person has per move before ``standin_bot`` plays for them (0: no clock).
     ``rated`` None: fair tables are rated, standard ones casual; a private table is always casual.
+    ``managed_by``: the page of what arranges this table (a tournament): only the system seats and starts.
     """
     name = (name or "").strip()
     if not name or len(name) > MAX_TABLE_NAME:
@@ -334,9 +336,18 @@ def create_table(
             round_pause_s=round_pause_s,
             rated=(table_config.mode == FAIR if rated is None else bool(rated)) and not private,
             created_by=player,
+            managed_by=managed_by,
         )
         _changed(table, None, "created")
     return table
+
+
+def _check_unmanaged(table: Table, actor: Actor | None) -> None:
+    """Refuse a change that only the system makes at a managed table (a tournament's)."""
+    if table.managed_by and not (actor is not None and actor.system):
+        raise ServiceError(
+            ErrorCode.MANAGED, gettext("this is a tournament table: its seats and games are arranged by the tournament")
+        )
 
 
 @contextmanager
@@ -344,6 +355,7 @@ def _seat_change(table_id: int, actor: Actor | None = None, verb: str = "") -> I
     """Lock a table for a change of seats; refused while a game runs, and to ``actor`` unless it manages."""
     with transaction.atomic():
         table = _lock_table(table_id)
+        _check_unmanaged(table, actor)
         if running_game(table):
             raise ServiceError(ErrorCode.GAME_RUNNING, gettext("seats cannot change while a game is running"))
         seats = _seats(table)
@@ -425,6 +437,37 @@ def set_remote_bot(table_id: int, position: int, url: str, name: str, dialect: s
         seat.save(update_fields=["bot", "remote_url", "remote_name", "remote_dialect"])
 
 
+def arrange_seats(table_id: int, seats: list[dict[str, Any]], actor: Actor) -> None:
+    """Fill all four seats at once (North first): each ``{"player": Player}``, ``{"bot": name}`` or
+    ``{"remote_url": url, "remote_name": name, "remote_dialect": dialect}``. The system arranges a
+    managed table this way (a tournament's match); the bots and URLs are checked as when added one by one."""
+    if len(seats) != 4:
+        raise ServiceError(ErrorCode.BAD_SEAT, f"arrange four seats, got {len(seats)}")
+    checked = []
+    for spec in seats:
+        player, bot, url = spec.get("player"), spec.get("bot", ""), spec.get("remote_url", "")
+        if bot and bot not in builtin_bots():
+            raise ServiceError(ErrorCode.UNKNOWN_BOT, f"unknown bot {bot!r}; {known_bots()}")
+        if url:
+            try:
+                url = check_bot_url(url)
+            except BotUrlError as exc:
+                raise ServiceError(ErrorCode.BAD_BOT_URL, exc.translated(gettext)) from None
+        if sum(bool(x) for x in (player, bot, url)) != 1:
+            raise ServiceError(ErrorCode.BAD_SEAT, "each seat is one person, one built-in bot or one bot URL")
+        name = (spec.get("remote_name") or default_bot_name(url))[:40] if url else ""
+        checked.append((player, bot, url, name, spec.get("remote_dialect") or Dialect.AUTO))
+    people = [c[0].pk for c in checked if c[0] is not None]
+    if len(set(people)) != len(people):
+        raise ServiceError(ErrorCode.ALREADY_SEATED, "one person holds one seat")
+    if not actor.system:
+        raise ServiceError(ErrorCode.NOT_ALLOWED, "only the system arranges all seats at once")
+    with _seat_change(table_id, actor) as (_, rows):
+        for row, (player, bot, url, name, dialect) in zip(rows, checked, strict=True):
+            row.player, row.bot, row.remote_url, row.remote_name, row.remote_dialect = player, bot, url, name, dialect
+            row.save(update_fields=["player", "bot", "remote_url", "remote_name", "remote_dialect"])
+
+
 def default_bot_name(url: str) -> str:
     """A name for a bot from its URL: its last path part, else its host."""
     parts = urlsplit(url)
@@ -502,6 +545,7 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
         table = _lock_table(table_id)
         if table.imported:
             raise ServiceError(ErrorCode.IMPORTED, gettext("this table holds an imported game and plays no new ones"))
+        _check_unmanaged(table, actor)
         if running_game(table):
             raise ServiceError(ErrorCode.GAME_RUNNING, gettext("a game is already running at this table"))
         seats = _seats(table)
@@ -631,6 +675,7 @@ def submit(
         if after.over:
             stats.record_game_end(game, after)  # summary rows and ratings commit with the game's end
             oplog.game_finished(game, seats)
+            signals.send_in_transaction(signals.game_ended, game=game)
         game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:
             reason, ended = "finished", after.round_index
@@ -798,6 +843,7 @@ def abandon_game(table_id: int, actor: Actor, reason: str = "") -> Game:
         game = running_game(table)
         if game is None:
             raise ServiceError(ErrorCode.NO_GAME, gettext("no game is running at this table"))
+        _check_unmanaged(table, actor)
         if not _may_manage(table, _seats(table), actor):
             raise ServiceError(
                 ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can abandon the game")
@@ -889,6 +935,7 @@ def _abandon(table: Table, game: Game, reason: str) -> None:
     game.save(update_fields=["status", "finished_at", "abandon_reason"])
     _changed(table, game.pk, "abandoned")
     oplog.game_abandoned(game, list(game.seats.order_by("position")))
+    signals.send_in_transaction(signals.game_ended, game=game)
 
 
 # -- presence --------------------------------------------------------------------
@@ -969,6 +1016,7 @@ def clock_ran_out(game_id: int, seat: int, expected_seq: int) -> bool:
         game_seat.standin = GameSeat.CLOCK
         game_seat.save(update_fields=["standin"])
         _changed(table, game.pk, "standin")
+        signals.send_in_transaction(signals.clock_ran_out, game=game, seat=seat)
     return True
 
 

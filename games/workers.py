@@ -103,18 +103,25 @@ def claim_orphans() -> list[int]:
 def reap() -> tuple[list[int], list[int]]:
     """Take over the games of dead workers and drop their connections.
 
-    Returns (games now driven by this worker, tables whose presence changed).
-    One small query when nobody died: the workers table has a row per process.
+    Returns (games now driven by this worker, tables whose presence changed). Running games that
+    have no driver at all are taken too. Two small queries when nobody died (the workers table has a
+    row per process; running games are found by their indexed driver column).
     """
     me = register()
-    dead = list(
-        Worker.objects.filter(heartbeat_at__lt=timezone.now() - timedelta(seconds=LEASE_SECONDS))
-        .exclude(pk=me)
-        .values_list("pk", flat=True)
+    lapsed = timezone.now() - timedelta(seconds=LEASE_SECONDS)
+    dead = list(Worker.objects.filter(heartbeat_at__lt=lapsed).exclude(pk=me).values_list("pk", flat=True))
+    # A game nobody drives: handed back by a server that stopped cleanly, or started by a process that
+    # drives no games (a page's form). A lease's time after it was made, so that a headless command that
+    # starts a game and then claims it is never raced.
+    unclaimed = list(
+        Game.objects.filter(status=Game.RUNNING, driver="", created_at__lt=lapsed).values_list("pk", flat=True)
     )
-    if not dead:
-        return [], []
     taken: list[int] = []
+    if unclaimed:
+        Game.objects.filter(pk__in=unclaimed, driver="").update(driver=me)
+        taken += list(Game.objects.filter(pk__in=unclaimed, driver=me).values_list("pk", flat=True))
+    if not dead:
+        return taken, []
     tables: set[int] = set()
     for worker_id in dead:
         with transaction.atomic():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jassweb.settings")
 
@@ -25,10 +26,23 @@ from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
 # The transport refuses what the consumers would refuse anyway, with a clean 1009 close.
 limit_daphne_messages(MAX_FRAME)
 
+from games import bothooks  # noqa: E402
+
+
+async def http_application(scope: Any, receive: Any, send: Any) -> None:
+    """Django, for every HTTP request; the first one also starts this process's game driver.
+
+    Daphne has no start-up hook, and a server must drive games (take over a dead server's, start a
+    tournament at its time) before anyone opens a websocket: a load balancer's /healthz is enough.
+    """
+    bothooks.driver().ensure_started()
+    await django_asgi_app(scope, receive, send)
+
+
 application = ProtocolTypeRouter(
     {
         # /static/ is served by WhiteNoise's middleware, so `make run` needs no separate web server.
-        "http": django_asgi_app,
+        "http": http_application,
         # (types-channels wants its own kind of URL pattern, which Django's path() is at run time.)
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),  # type: ignore[arg-type]
         # Bot thinkers on other machines: `manage.py runworker --layer bots bots-think` (JASSWEB_THINKERS=channels).
