@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "bots",
+    "tournaments",
 ]
 
 MIDDLEWARE = [

@@ -12,5 +12,6 @@ urlpatterns = [
     path(settings.JASSWEB_ADMIN_PATH, admin.site.urls),  # the operator's view (games/admin.py)
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language switch
     path("jsi18n/", javascript_catalog, name="javascript-catalog"),  # static/js/i18n.js reads it
+    path("", include("tournaments.urls")),
     path("", include("games.urls")),
 ]
