@@ -56,3 +56,22 @@ def jasskit_service(*names: str, timeout: float = 20.0):
 def jasskit_stats(base: str) -> dict[str, int]:
     """Requests the jass-kit service answered, by last path part and status (e.g. ``"game_info 200"``)."""
     return httpx.get(f"{base}/stats", timeout=5).json()
+
+
+@contextmanager
+def example_bot():
+    """Run the example HSLU bot (``bots.examples.simple_bot``, the spec's paths) on loopback; yield its URL."""
+    tiers.require("services", "the example HSLU bot")
+    port = free_port()
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "bots.examples.simple_bot", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert bot.stdout is not None and "bot ready" in bot.stdout.readline()
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        bot.terminate()
+        bot.wait(timeout=10)

@@ -385,30 +385,15 @@ def test_bot_urls_are_checked_for_form():
 
 
 def test_the_example_bot_plays_whole_games_without_a_fault():
-    import subprocess
-    import sys
-
     import httpx
 
-    from tests.server_helpers import ROOT, free_port
+    from tests.bot_helpers import example_bot
 
-    port = free_port()
-    bot = subprocess.Popen(
-        [sys.executable, "-m", "bots.examples.simple_bot", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert "bot ready" in bot.stdout.readline()
-        url = f"http://127.0.0.1:{port}"
+    with example_bot() as url:
         assert httpx.post(f"{url}/nowhere", json={}).status_code == 400  # a malformed request is refused
         game = play(remote_table([url, "random", url, "random"], mode="fair", round_count=4), seed=8)
         assert game.status == Game.FINISHED and not game.faults.exists()  # moves, trumps and game_info all fine
         assert replayed(game).over
-    finally:
-        bot.terminate()
-        bot.wait(timeout=10)
 
 
 def test_the_record_names_each_remote_bot_and_lists_its_faults():

@@ -9,13 +9,16 @@ The first path part picks the behaviour, the rest is the dialect's route:
 - ``status500``, ``notjson``, ``notobject``, ``missing``, ``wrongtype``, ``badtrump``,
   ``unknown``, ``notinhand``, ``illegal`` (an illegal card whenever it holds one),
   ``pushtwice`` (always pushes), ``huge`` (a 200 KiB reply), ``redirect`` (to another host);
-- ``infofail`` plays well but answers ``game_info`` with 400.
+- ``infofail`` plays well but answers ``game_info`` with 400;
+- ``garbagehalf`` answers garbage (not JSON) to about half the requests and a legal move to the
+  others, chosen by a hash of the request: the same game gets the same answers, run after run.
 
 It counts requests by behaviour and route and the most requests in flight at once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import threading
@@ -81,6 +84,13 @@ class FaultyBots:
                 time.sleep(8)
             behaviour = "ok"
         legal = list(iter_cards(obs.legal_mask())) if not trump_request else []
+        if behaviour == "garbagehalf":
+            digest = hashlib.sha256(json.dumps(message, sort_keys=True).encode()).digest()
+            if digest[0] % 2:
+                return 200, b"<html>garbage</html>", {}
+            pick = random.Random(digest)
+            answer = {"trump": pick.choice(TRUMPS)} if trump_request else {"card": CARD_CODES[pick.choice(legal)]}
+            return 200, json.dumps(answer).encode(), {}
         with self.lock:
             good: dict[str, object] = (
                 {"trump": self.rng.choice(TRUMPS)} if trump_request else {"card": CARD_CODES[self.rng.choice(legal)]}

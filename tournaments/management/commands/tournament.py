@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -83,7 +83,8 @@ class Command(BaseCommand):
         if not options["analyse"]:
             settings.JASSWEB_ANALYSIS = False  # a command's tournament is not analysed game by game
         try:
-            asyncio.run(self._run(tournament.pk))
+            # async_to_sync: the database work of the driver runs on this thread (as in ``playgame``).
+            async_to_sync(self._run)(tournament.pk)
         except KeyboardInterrupt:
             raise CommandError(f"stopped; `manage.py tournament run {tournament.pk}` plays on") from None
         self._print(Tournament.objects.get(pk=tournament.pk))
