@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from django.db.models import Q
 from django.utils import timezone
 
 from games import service as games
@@ -269,7 +270,7 @@ def test_a_team_at_its_table_gets_a_stand_in_when_its_clock_runs_out_not_a_forfe
 
 
 def test_people_cannot_rearrange_start_or_abandon_a_tournament_table_but_may_leave_their_game():
-    tournament, game, _ = _people_against_bots()
+    _, game, _ = _people_against_bots()
     anna = next(s.player for s in game.seats.all() if s.player_id)
     table_id = game.table_id
     me = games.Actor(player_id=anna.pk)
@@ -295,7 +296,7 @@ def test_a_withdrawn_team_forfeits_its_game_and_is_not_paired_again():
     alpha = Entrant.objects.get(tournament=tournament, name="Alpha")
     refused("not_allowed", service.withdraw, tournament.pk, alpha.pk, make_players(("Mallory",))[0])
     service.withdraw(tournament.pk, alpha.pk, anna)
-    first = Match.objects.get(Q_round_one_with(alpha))
+    first = Match.objects.get(Q(round_number=1) & (Q(a=alpha) | Q(b=alpha)))
     assert "a" in first.forfeit or "b" in first.forfeit
     assert Game.objects.get(tournament_game__match=first).status == Game.ABANDONED
     tournament = play_out(tournament.pk)
@@ -305,12 +306,6 @@ def test_a_withdrawn_team_forfeits_its_game_and_is_not_paired_again():
     assert later.filter(b__isnull=True).count() == 2  # three teams left: a bye each round
     alpha_line = next(s for s in report.summary(tournament)["standings"] if s["team"] == "Alpha")
     assert alpha_line["withdrawn"] and alpha_line["played"] == 1 and alpha_line["match_points"] == 0
-
-
-def Q_round_one_with(entrant: Entrant):  # noqa: N802 (reads as a query)
-    from django.db.models import Q
-
-    return Q(round_number=1) & (Q(a=entrant) | Q(b=entrant))
 
 
 def test_cancelling_abandons_the_running_games_and_ends_the_tournament():

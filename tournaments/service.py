@@ -682,7 +682,7 @@ def _start_game(tournament: Tournament, match: Match, mg: MatchGame, a: list[Mem
     """Start one game of a match at a table of its own: team ``a`` sits North/South when ``a_side`` is 0."""
     people = bool(_people(a) or _people(b))
     fair = tournament.match_mode == Tournament.FAIR_MATCH
-    # Stored, so in no one language: "A – B (2.3)" is round 2's third match (", game 2/2" for the second game).
+    # Stored, so in no one language: "A - B (2.3)" is round 2's third match (", game 2/2" for the second game).
     place = f"{match.round_number}.{match.index + 1}" + ("" if fair else f", {mg.index + 1}/2")
     names = f"{match.a.name} \u2013 {match.b.name if match.b else ''}"
     table = games.create_table(
