@@ -445,6 +445,7 @@ def _table_options(table: Table) -> dict[str, Any]:
         "turn_clock_s": table.turn_clock_s,
         "standin_bot": table.standin_bot,
         "round_pause_s": table.round_pause_s,
+        "managed_by": table.managed_by,  # a tournament's page: it arranges seats and games here
     }
 
 
@@ -467,7 +468,12 @@ def table_part(table: Table, seats: list[Seat], online: list[int]) -> dict[str, 
 
 
 def table_meta(table: Table, seats: list[Seat]) -> dict[str, Any]:
-    return {"creator": table.created_by_id, "private": table.private, "seats": [s.player_id for s in seats]}
+    return {
+        "creator": table.created_by_id,
+        "private": table.private,
+        "seats": [s.player_id for s in seats],
+        "managed": bool(table.managed_by),
+    }
 
 
 def online_players(table_id: int) -> list[int]:
@@ -547,7 +553,10 @@ def you(public: Public, viewer_id: int | None, viewer_name: str | None) -> dict[
         "player_id": viewer_id,
         "name": viewer_name,
         "seat": seat,
-        "can_manage": viewer_id is not None and (public.meta["creator"] == viewer_id or seat is not None),
+        # At a managed table (a tournament's) nobody arranges seats or starts and abandons games: the system does.
+        "can_manage": viewer_id is not None
+        and not public.meta.get("managed")
+        and (public.meta["creator"] == viewer_id or seat is not None),
         "game_seat": next((i for i, p in enumerate(players) if viewer_id and p == viewer_id), None),
     }
 

@@ -334,7 +334,11 @@ def join_team(tournament_id: int, token: str, player: Player) -> Entrant:
         _check_person_free(tournament, player)
         Member.objects.filter(entrant=entrant, slot=1).update(player=player)
         entrant.status = Entrant.READY
-        entrant.save(update_fields=["status"])
+        inviter = entrant.members.filter(slot=0).values_list("player__name", flat=True).first()
+        paired = f"{inviter} & {player.name}"[:MAX_TEAM_NAME]
+        if entrant.name == inviter and not tournament.entrants.filter(name=paired).exists():
+            entrant.name = paired  # the name given by default grows with the partner
+        entrant.save(update_fields=["status", "name"])
         _changed(tournament, "entrants")
     return entrant
 

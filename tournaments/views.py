@@ -147,9 +147,12 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
         managers = {m.player_id for m in members.get(entrant.pk, []) if m.player_id} | (
             {entrant.registered_by_id} if entrant.registered_by_id else set()
         )
+        labels = " & ".join(seat["name"] for seat in seats)
         entrants.append(
             {
                 "entrant": entrant,
+                # Members are named beside the team only when its name does not say them already.
+                "named_by_members": entrant.name in (labels, seats[0]["name"] if seats else ""),
                 # A bot on both seats is shown once.
                 "seats": seats[:1]
                 if len(seats) == 2 and seats[0]["kind"] != "person" and seats[0] == seats[1]
@@ -192,9 +195,11 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
         )
     rounds.reverse()  # the round being played first
     ranked_ids = [e.pk for line in progress.standings() for e in progress.entrants if e.order == line.team]
+    remote = any(m.remote_url for group in members.values() for m in group)
     return {
         "tournament": tournament,
         "standings": data["standings"],
+        "show_faults": remote or any(line["faults"] for line in data["standings"]),
         "entrants": entrants,
         "rounds": rounds,
         "crosstable": report.crosstable(progress, ranked_ids)

@@ -1335,6 +1335,8 @@ function renderResult() {
     pairs,
     faultNote,
     h("div", { class: "result-actions" },
+      view.table.managed_by ? h("a", { class: "button button-primary", href: view.table.managed_by,
+        "data-testid": "tournament-link" }, gettext("Back to the tournament")) : null,
       canStart ? h("button", { type: "button", class: "button button-primary", "data-testid": "new-game",
         onclick: () => send({ type: "start" }) }, gettext("New game")) : null,
       h("a", { class: "button button-quiet", href: `/games/${g.id}/replay`, "data-testid": "replay-link" }, gettext("Replay")),
