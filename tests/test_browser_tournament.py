@@ -153,3 +153,47 @@ def test_four_teams_register_through_the_pages_and_play_a_three_round_swiss_tour
             ("Zufall", "Carla & Rule-based"), ("Zufall", "Regeln"), ("Carla & Rule-based", "Regeln"),
         )
     }  # fmt: skip
+
+
+FITS = """() => {
+    const page = document.documentElement.scrollWidth <= window.innerWidth;
+    const inner = [...document.querySelectorAll('.sheet-scroll')]
+        .filter((box) => box.scrollWidth > box.clientWidth + 1);
+    const outside = [...document.querySelectorAll('main *')].filter((el) => {
+        const box = el.getBoundingClientRect();
+        const out = box.right > window.innerWidth + 0.5 || box.left < -0.5;
+        return box.width > 0 && out && !el.closest('.sheet-scroll');
+    }).map((el) => el.tagName + '.' + el.className);
+    return {page, inner: inner.length, outside: outside.slice(0, 5)};
+}"""
+
+
+def test_the_tournament_pages_fit_a_phone_in_every_language(open_page, jass_server):
+    olga = open_page()
+    become_guest(olga, "Olga")
+    olga.goto("/tournaments/new/")
+    form = olga.get_by_test_id("tournament-form")
+    form.get_by_label("Name").fill("Grosses Turnier der Jassfreunde am Vierwaldstättersee")
+    form.get_by_label("Rounds of the fair game (even)").fill("2")
+    form.get_by_test_id("create-tournament").click()
+    olga.wait_for_url(re.compile(r"/tournaments/\d+/$"))
+    path = olga.url.removeprefix(jass_server)
+    register_me(olga)  # waits for a partner: the invitation landing page exists
+    invitation = olga.get_by_test_id("invite-link").input_value().removeprefix(jass_server)
+    pages = ["/tournaments/", "/tournaments/new/", path, invitation]
+    for language in ("en", "de", "fr", "it"):
+        phone = open_page(viewport=PHONE, extra_http_headers={"Accept-Language": language})
+        for url in pages:
+            phone.goto(url)
+            expect(phone.locator("html")).to_have_attribute("lang", language)
+            assert phone.evaluate(FITS) == {"page": True, "inner": 0, "outside": []}, (language, url)
+    for name, bot in (("Schellen-Under und Rosen-Ober", "rules"), ("Zufall", "random"), ("Regeln", "rules")):
+        register_bots(olga, bot, name)
+    olga.get_by_test_id("start-tournament").click()
+    expect(olga.get_by_test_id("tournament")).to_have_attribute("data-status", "finished", timeout=60_000)
+    for language in ("en", "de", "fr", "it"):
+        phone = open_page(viewport=PHONE, extra_http_headers={"Accept-Language": language})
+        for url in ("/tournaments/", path):
+            phone.goto(url)
+            assert phone.evaluate(FITS) == {"page": True, "inner": 0, "outside": []}, (language, url)
+        screenshot(phone, f"tournament-finished-phone-{language}")

@@ -1,4 +1,5 @@
-"""Layers depend downward only: the engine knows nothing of Django, ``games`` nothing of ``bots``.
+"""Layers depend downward only: the engine knows nothing of Django, ``games`` nothing of ``bots`` or
+``tournaments``, ``bots`` nothing of ``tournaments``, and tournament pairings nothing of Django.
 
 Every module's imports are read from its syntax tree (function-local ones too), so a
 wrong import fails here before anyone runs it.
@@ -19,8 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # package -> the top-level packages none of its modules may import
 FORBIDDEN = {
-    "games.engine": ("django", "channels", "daphne", "asgiref", "games.models", "bots", "jassweb"),
-    "games": ("bots",),
+    "games.engine": ("django", "channels", "daphne", "asgiref", "games.models", "bots", "jassweb", "tournaments"),
+    "games": ("bots", "tournaments"),
+    "bots": ("tournaments",),
+    "tournaments.pairing": ("django", "channels", "games", "bots", "jassweb"),
 }
 
 
@@ -68,7 +71,7 @@ def _modules(package: str) -> list[Path]:
 
 def test_the_engine_imports_nothing_of_django_and_games_nothing_of_bots():
     wrong = []
-    for path in _modules("games"):
+    for path in [*_modules("games"), *_modules("bots"), *_modules("tournaments")]:
         wrong += violations(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
     assert not wrong, "\n".join(wrong)
 
@@ -89,6 +92,9 @@ def test_the_check_reads_the_whole_package():
         ("games/engine/__init__.py", "from ..models import Game"),
         ("games/engine/round.py", "import channels.layers"),
         ("games/management/commands/x.py", "import bots.runner"),
+        ("games/service.py", "from tournaments import service"),
+        ("bots/runner.py", "import tournaments.models"),
+        ("tournaments/pairing.py", "from django.db import models"),
     ],
 )
 def test_a_wrong_import_is_found(path, source):
@@ -102,6 +108,7 @@ def test_a_wrong_import_is_found(path, source):
         ("games/engine/round.py", "from .cards import CARD_CODES\nfrom games.engine.rules import legal_mask"),
         ("bots/runner.py", "from games import service"),
         ("games/hslu.py", "import botsomething"),
+        ("tournaments/service.py", "from games import service\nfrom bots import registry"),
     ],
 )
 def test_a_right_import_passes(path, source):

@@ -126,3 +126,34 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
         shown = command(env, "standings", str(tournament_id))
 
     assert results(shown) == results(undisturbed)
+
+
+def test_a_whole_restart_resumes_a_running_tournament(tmp_path):
+    """One server on SQLite, killed mid-tournament and started again: the new process plays the tournament on."""
+    env = {"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3")}
+    migrate(env)
+    tournament_id = command(env, "create", *team_args()[:8], *OPTIONS)["tournament"]  # four teams: six games
+    database = str(tmp_path / "db.sqlite3")
+
+    def sqlite(sql: str, *params: object) -> list[tuple]:
+        import sqlite3
+
+        with sqlite3.connect(database, timeout=20) as db:
+            return db.execute(sql, params).fetchall()
+
+    finished = (
+        "SELECT count(*) FROM tournaments_matchgame mg JOIN games_game g ON g.id = mg.game_id "
+        "WHERE g.status = 'finished'"
+    )
+    server = ServerProcess(env)
+    try:
+        sqlite("UPDATE tournaments_tournament SET starts_at = datetime('now') WHERE id = ?", tournament_id)
+        wait(lambda: sqlite(finished)[0][0] >= 1, 120, "a game played")
+        server.kill()
+        assert sqlite(finished)[0][0] < 6
+        server = ServerProcess(env)  # the whole site restarts: its first request starts its driver
+        status = "SELECT status FROM tournaments_tournament WHERE id = ?"
+        wait(lambda: sqlite(status, tournament_id)[0][0] == "finished", 180, "the tournament's end")
+    finally:
+        server.stop()
+    assert sqlite("SELECT count(*) FROM games_game")[0][0] == 6

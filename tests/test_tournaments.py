@@ -337,3 +337,19 @@ def test_the_standings_json_and_csv_hold_every_documented_field():
     rows = list(csv.DictReader(io.StringIO(report.csv_text(data))))
     assert [r["team"] for r in rows] == [s["team"] for s in data["standings"]]
     assert rows[0]["match_points"] == str(data["standings"][0]["match_points"])
+
+
+def test_a_rated_tournament_moves_the_ratings_and_a_casual_one_does_not():
+    from games.models import Competitor, RatingChange
+
+    rated = bot_tournament({"A": "rules", "B": "random"}, rated=True)
+    service.start(rated.pk, None)
+    play_out(rated.pk)
+    games = Game.objects.filter(tournament_game__match__tournament=rated)
+    assert all(games.values_list("rated", flat=True))
+    assert RatingChange.objects.filter(game__in=games).count() == 2  # one rating per competitor of the game
+    assert Competitor.objects.get(key="bot:rules").rated_games == 1
+    casual = bot_tournament({"A": "rules", "B": "random"})
+    service.start(casual.pk, None)
+    play_out(casual.pk)
+    assert not RatingChange.objects.filter(game__tournament_game__match__tournament=casual).exists()

@@ -59,6 +59,7 @@ def standings_from_records(tournament: Tournament) -> list[tuple[str, int, int]]
             continue
         points = [0, 0]
         for g in row.games:
+            assert g.game_id is not None
             text = json.dumps(records.game_record(Game.objects.get(pk=g.game_id)))
             totals = records.check_record(records.parse_record(text)).state.scores
             a_side = g.match_game.a_side

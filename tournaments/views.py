@@ -38,8 +38,8 @@ def _bots() -> list[dict[str, str]]:
 
 def _int(value: str | None, default: int) -> int:
     try:
-        return int(value) if value not in (None, "") else default
-    except (TypeError, ValueError):
+        return int(value) if value else default
+    except ValueError:
         return default
 
 

@@ -89,7 +89,9 @@ class FaultyBots:
             if digest[0] % 2:
                 return 200, b"<html>garbage</html>", {}
             pick = random.Random(digest)
-            answer = {"trump": pick.choice(TRUMPS)} if trump_request else {"card": CARD_CODES[pick.choice(legal)]}
+            answer: dict[str, object] = (
+                {"trump": pick.choice(TRUMPS)} if trump_request else {"card": CARD_CODES[pick.choice(legal)]}
+            )
             return 200, json.dumps(answer).encode(), {}
         with self.lock:
             good: dict[str, object] = (
