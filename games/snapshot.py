@@ -600,9 +600,10 @@ def table_view(table_id: int, viewer: Player | None) -> dict[str, Any] | None:
 def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """Tables for the lobby, most recently active first, in a fixed number of queries.
 
-    Private tables are listed only for their creator and the players seated there.
+    Private tables are listed only for their creator and the players seated there, and so are a
+    tournament's tables (its page lists them; a bot tournament would flood the lobby).
     """
-    listed = Q(private=False)
+    listed = Q(private=False, managed_by="")
     if viewer is not None:
         listed |= Q(created_by=viewer) | Q(seats__player=viewer)
     return _lobby_rows(Table.objects.filter(listed, imported=False), limit)
@@ -611,15 +612,17 @@ def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str
 def lobby_lists(viewer_ids: set[int], limit: int = 50) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
     """The lobby for many viewers at once, in a fixed number of queries whatever their number.
 
-    Returns the public tables, and for each viewer with private tables of their own (created or seated
-    at) the list they see: both merged, most recently active first.
+    Returns the public tables, and for each viewer with private or tournament tables of their own
+    (created or seated at) the list they see: both merged, most recently active first.
     """
-    public = _lobby_rows(Table.objects.filter(private=False, imported=False), limit)
+    public = _lobby_rows(Table.objects.filter(private=False, managed_by="", imported=False), limit)
     if not viewer_ids:
         return public, {}
     private = _lobby_rows(
         Table.objects.filter(
-            Q(created_by__in=viewer_ids) | Q(seats__player__in=viewer_ids), private=True, imported=False
+            Q(created_by__in=viewer_ids) | Q(seats__player__in=viewer_ids),
+            Q(private=True) | ~Q(managed_by=""),
+            imported=False,
         ),
         None,
     )

@@ -353,3 +353,15 @@ def test_a_rated_tournament_moves_the_ratings_and_a_casual_one_does_not():
     service.start(casual.pk, None)
     play_out(casual.pk)
     assert not RatingChange.objects.filter(game__tournament_game__match__tournament=casual).exists()
+
+
+def test_the_lobby_lists_a_tournament_table_only_for_the_people_playing_there():
+    from games import snapshot
+
+    _, game, _ = _people_against_bots()
+    anna = next(s.player for s in game.seats.all() if s.player_id)
+    assert game.table_id not in [t["id"] for t in snapshot.lobby_tables(None)]
+    assert game.table_id in [t["id"] for t in snapshot.lobby_tables(anna)]
+    public, personal = snapshot.lobby_lists({anna.pk})
+    assert game.table_id not in [t["id"] for t in public]
+    assert game.table_id in [t["id"] for t in personal[anna.pk]]
