@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The production topology of README "Deploying", brought up on this machine's loopback and played through:
+# The production topology of docs/operations.md "Deploying", brought up on this machine's loopback and played through:
 #
 #   nginx (deploy/nginx/jassweb.conf: TLS with a throwaway self-signed certificate, websocket upgrade)
 #     -> two daphne processes (the ExecStart of deploy/systemd/jassweb-web@.service)

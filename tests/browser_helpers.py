@@ -14,6 +14,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -174,22 +175,42 @@ def wait_for_turn(pages: list[Page], timeout: float = TURN_TIMEOUT) -> tuple[Pag
     raise AssertionError(f"no page got a turn within {timeout} s")
 
 
+def on_move(seq: int) -> str:
+    """A selector prefix that matches only while the table shows move number ``seq``.
+
+    A step reads what it acts on (a card's code, a trump) and the move number in one look at the
+    page, then clicks through this prefix: should the page have moved on meanwhile (a second move
+    of the same click, a stand-in, a bot), the click cannot land on a state it did not read.
+    """
+    return f"[data-testid=table-app][data-seq='{seq}']"
+
+
 def choose_trump(page: Page) -> int:
     """Click the first trump offered (never push, so that the round moves on)."""
-    button = page.locator(f"{TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first
-    trump = int(button.get_attribute("data-trump") or "")
-    seq = shown_seq(page)
-    button.click()
+    seq, trump = page.evaluate(
+        """() => {
+            const app = document.querySelector('[data-testid=table-app]');
+            const button = app.querySelector("[data-testid=trump-chooser] button[data-trump]:not([data-trump='10'])");
+            return [Number(app.dataset.seq), button ? Number(button.dataset.trump) : null];
+        }"""
+    )
+    assert trump is not None, "no trump offered"
+    page.locator(f"{on_move(seq)} {TRUMP_CHOOSER} button[data-trump='{trump}']").click()
     wait_for_seq_after(page, seq)
     return trump
 
 
 def play_card(page: Page, *, keyboard: bool = False) -> str:
     """Play the first legal card of the hand (by click, or with the keyboard); return its code."""
-    code = page.locator(LEGAL_CARDS).first.get_attribute("data-card")
-    assert code is not None
-    card = page.locator(f"{HAND_CARDS}[data-card='{code}']")
-    seq = shown_seq(page)
+    seq, code = page.evaluate(
+        """() => {
+            const app = document.querySelector('[data-testid=table-app]');
+            const card = app.querySelector('[data-testid=hand] [data-legal=true]');
+            return [Number(app.dataset.seq), card ? card.dataset.card : null];
+        }"""
+    )
+    assert code is not None, "no legal card to play"
+    card = page.locator(f"{on_move(seq)} {LEGAL_CARDS}[data-card='{code}']")
     if keyboard:
         card.focus()
         page.keyboard.press("Enter")
@@ -206,10 +227,50 @@ def shown_seq(page: Page) -> int:
     return int(page.get_by_test_id("table-app").get_attribute("data-seq") or "")
 
 
-def wait_for_seq_after(page: Page, seq: int) -> None:
+def wait_for_seq_after(page: Page, seq: int, moves: int = 1) -> None:
+    """Wait until the page shows the state after ``moves`` moves past move number ``seq``.
+
+    One click can make several moves (declaring all Weis, Stöck with their card), each its own
+    state: the next step must act on the last of them, not on one the page is about to replace.
+    """
     page.wait_for_function(
-        "seq => Number(document.querySelector('[data-testid=table-app]').dataset.seq) > seq", arg=seq
+        "target => Number(document.querySelector('[data-testid=table-app]').dataset.seq) >= target",
+        arg=seq + moves,
     )
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What a person at the table may do now, read in one look at the page (see ``next_moment``)."""
+
+    kind: str  # "over", "summary", "trump" or "card"
+    seq: int  # the move number shown
+    legal: list[str]  # the playable cards' codes
+    weis: list[int]  # the Weis offered to declare, by code
+    stoeck: bool  # the Stöck button is offered
+
+
+MOMENT = """() => {
+    const app = document.querySelector('[data-testid=table-app]');
+    const shown = (id) => !document.querySelector(`[data-testid=${id}]`).hidden;
+    const kind = shown('result') ? 'over' : shown('round-summary') ? 'summary'
+        : app.querySelector('[data-testid=trump-chooser]') ? 'trump'
+        : app.querySelector('[data-testid=hand] [data-legal=true]') ? 'card' : null;
+    if (kind === null) return null;
+    const all = (selector) => [...app.querySelectorAll(selector)];
+    return {
+        kind,
+        seq: Number(app.dataset.seq),
+        legal: all('[data-testid=hand] [data-legal=true]').map((card) => card.dataset.card),
+        weis: all('[data-testid=declare-weis]').map((button) => Number(button.dataset.code)),
+        stoeck: all('[data-testid=announce-stoeck]').length > 0,
+    };
+}"""
+
+
+def next_moment(page: Page) -> Moment:
+    """Wait until the person may act, a round's summary is up or the game is over; return that moment."""
+    return Moment(**page.wait_for_function(MOMENT).json_value())
 
 
 def take_turn(page: Page, state: str) -> str | None:
@@ -225,6 +286,20 @@ def take_turn(page: Page, state: str) -> str | None:
 def trick_card(page: Page, code: str):
     """The card ``code`` as it lies in the trick on ``page``."""
     return page.locator(f"[data-testid=trick] [data-card='{code}']")
+
+
+def wait_for_trick_card(page: Page, code: str, seat: int | None = None) -> None:
+    """Wait until ``page`` shows the card ``code`` in the trick (in front of ``seat``, if given).
+
+    Checked on every animation frame: a trick's last card lies on the table only while the trick
+    lingers, which a check every second or so (``expect``'s) can miss on a busy machine.
+    """
+    page.wait_for_function(
+        """([code, seat]) => [...document.querySelectorAll('[data-testid=trick] [data-card]')].some(
+            (card) => card.dataset.card === code && (seat === null || card.dataset.seat === String(seat))
+                && card.checkVisibility())""",
+        arg=[code, seat],
+    )
 
 
 # -- what the browser receives ---------------------------------------------------------------

@@ -155,7 +155,7 @@ def test_bad_arena_options_are_refused():
 
 @pytest.mark.django_db
 def test_mcts_and_rules_play_weis_tables_and_the_stored_games_keep_their_weis():
-    # mcts-fast shares mcts-strong's code but for reading the others' play (the README's mcts-strong
+    # mcts-fast shares mcts-strong's code but for reading the others' play (docs/bots.md's mcts-strong
     # run covers that at Weis tables): this pins that the bots play Weis tables without error, not how well.
     lines = arena(
         "--team", "mcts-fast", "--team", "rules", "--games", "2", "--rounds", "2", "--workers", "1",

@@ -18,7 +18,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser_helpers import LEGAL_CARDS, TRUMP_CHOOSER, screenshot, shown_seq, wait_for_seq_after
+from tests.browser_helpers import (
+    LEGAL_CARDS,
+    TRUMP_CHOOSER,
+    FrameRecorder,
+    next_moment,
+    on_move,
+    screenshot,
+    wait_for_seq_after,
+)
 from tests.server_helpers import running_server
 from tests.test_browser_weis import in_server, weis_deal
 from tests.test_jsi18n import read_po
@@ -129,53 +137,40 @@ def become_guest(page: Page, nickname: str) -> None:
     expect(page.get_by_test_id("identity")).to_contain_text(nickname)
 
 
-def next_moment(page: Page) -> str:
-    page.wait_for_function(
-        """() => document.querySelector('[data-testid=trump-chooser]')
-            || document.querySelector('[data-testid=hand] [data-legal=true]')
-            || !document.querySelector('[data-testid=round-summary]').hidden
-            || !document.querySelector('[data-testid=result]').hidden"""
-    )
-    if page.locator(TRUMP_CHOOSER).count():
-        return "trump"
-    if page.get_by_test_id("result").is_visible():
-        return "over"
-    if page.get_by_test_id("round-summary").is_visible():
-        return "summary"
-    return "card"
-
-
 def play_to_the_end(page: Page, language: str) -> set[str]:
     """Play the person's seat to the game's end: Weis declared, Stöck announced, summaries read."""
     moments = set()
-    while (moment := next_moment(page)) != "over":
-        moments.add(moment)
-        seq = shown_seq(page)
-        if moment == "trump":
-            page.locator(f"{TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first.click()
-        elif moment == "summary":
+    while (moment := next_moment(page)).kind != "over":
+        moments.add(moment.kind)
+        here = on_move(moment.seq)  # each click acts on the state just read, never on a later one
+        moves = 1
+        if moment.kind == "trump":
+            page.locator(f"{here} {TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first.click()
+        elif moment.kind == "summary":
             screenshot(page, f"i18n-{language}-summary")
             page.get_by_test_id("summary-continue").click()
             expect(page.get_by_test_id("round-summary")).to_be_hidden()
             continue
-        elif page.get_by_test_id("declare-all-weis").count():
-            page.get_by_test_id("declare-all-weis").click()
+        elif len(moment.weis) > 1:
+            page.locator(f"{here} [data-testid=declare-all-weis]").click()
+            moves = len(moment.weis)  # one move per Weis
             moments.add("weis")
-        elif page.get_by_test_id("announce-stoeck").count():
-            page.get_by_test_id("announce-stoeck").click()
+        elif moment.stoeck:
+            page.locator(f"{here} [data-testid=announce-stoeck]").click()
+            moves = 2  # Stöck, then the card
             moments.add("stoeck")
         else:
             toggle = page.get_by_test_id("last-trick-toggle")
             if "last-trick" not in moments and toggle.is_enabled():
                 toggle.click()  # the last trick, open from now on
                 moments.add("last-trick")
-            inactive = page.locator("[data-testid=hand] [data-legal=false]")
+            inactive = page.locator(f"{here} [data-testid=hand] [data-legal=false]")
             if inactive.count():  # a greyed card says why it may not be played: try one, read the toast
                 inactive.first.click(force=True)
                 expect(page.get_by_test_id("toast").last).to_be_visible()
                 moments.add("why-not")
-            page.locator(LEGAL_CARDS).first.click()
-        wait_for_seq_after(page, seq)
+            page.locator(f"{here} {LEGAL_CARDS}[data-card='{moment.legal[0]}']").click()
+        wait_for_seq_after(page, moment.seq, moves)
     return moments
 
 
@@ -194,9 +189,12 @@ def test_the_german_french_and_italian_pages_show_no_english_string_of_the_modul
     expect(page.locator(f'script[src^="/jsi18n/?l={language}&"]')).to_have_count(1)
     started = in_server(env, START, nickname, str(seed), str(TARGET))
 
+    frames = FrameRecorder(page)
     page.goto(f"/tables/{started['table']}/")
     expect(page.get_by_test_id("weis-panel")).to_be_visible()
     moments = play_to_the_end(page, language)
+    # Every click acted on the state the page showed: the server refused none as made on an older one.
+    assert [f for f in frames.frames if f.get("type") == "error"] == []
     assert {"trump", "card", "weis", "summary"} <= moments, moments
     expect(page.get_by_test_id("result")).to_be_visible()
     assert untranslated(page, language) == []

@@ -17,7 +17,7 @@ from tests.browser_helpers import (
     screenshot,
     start_game,
     take_turn,
-    trick_card,
+    wait_for_trick_card,
     wait_for_turn,
 )
 
@@ -52,9 +52,7 @@ def test_two_people_see_each_others_cards_land_in_the_trick(open_page):
             continue
         other = beat if page is anna else anna
         # The other person sees the card land in front of the seat that played it.
-        landed = trick_card(other, card)
-        expect(landed).to_be_visible()
-        assert landed.get_attribute("data-seat") == str(my_seat(page))
+        wait_for_trick_card(other, card, my_seat(page))
         seen[names[id(page)]] += 1
     screenshot(anna, "two-people")
 
@@ -79,7 +77,7 @@ def test_a_spectator_sees_no_hand_in_the_page_or_on_the_wire(open_page):
         card = take_turn(player, state)
         if card:
             cards.append(card)
-            expect(trick_card(spectator, card)).to_be_visible()
+            wait_for_trick_card(spectator, card)
         # The spectator sees four hands of card backs, never a face-up hand.
         expect(spectator.locator(HAND_CARDS)).to_have_count(0)
         expect(spectator.locator("[data-testid=felt] .seat .card")).to_have_count(0)

@@ -11,6 +11,7 @@ from tests.browser_helpers import (
     HAND_CARDS,
     add_bots,
     become_guest,
+    on_move,
     open_table,
     play_card,
     shown_seq,
@@ -46,8 +47,9 @@ REASON = re.compile(
 )
 
 
-def greyed_card(page: Page) -> str | None:
-    card = page.locator(f"{HAND_CARDS}[data-legal=false]").first
+def greyed_card(page: Page, seq: int) -> str | None:
+    """A card the hand holds but may not play now, at move ``seq``."""
+    card = page.locator(f"{on_move(seq)} {HAND_CARDS}[data-legal=false]").first
     return card.get_attribute("data-card") if card.count() else None
 
 
@@ -72,10 +74,11 @@ def test_greyed_cards_explain_themselves_trump_gets_the_focus_and_captions_never
             wait_for_seq_after(page, seq)
             trump_by_keyboard += 1
             continue
-        code = greyed_card(page)
+        seq = shown_seq(page)
+        code = greyed_card(page, seq)
         if code is not None and explained < 2:
-            seq = shown_seq(page)
-            page.locator(f"{HAND_CARDS}[data-card='{code}']").click(force=True)  # aria-disabled, still clickable
+            # aria-disabled, still clickable
+            page.locator(f"{on_move(seq)} {HAND_CARDS}[data-card='{code}']").click(force=True)
             toast = page.get_by_test_id("toast").last
             expect(toast).to_have_text(REASON)
             title = page.locator(f"{HAND_CARDS}[data-card='{code}']").get_attribute("title")
@@ -86,6 +89,12 @@ def test_greyed_cards_explain_themselves_trump_gets_the_focus_and_captions_never
         play_card(page)
         if hand_before == 1:
             rounds_seen += 1
-    page.wait_for_timeout(1500)  # the last trick lingers, the next round's trump choice follows
+    # The round's last trick lingers over the new deal, then the next round's trump choice follows:
+    # watch (every frame) until the trick is swept away and a frame after that has been drawn.
+    page.wait_for_function(
+        """() => document.querySelectorAll('[data-testid=hand] .card').length === 9
+            && document.querySelector('[data-testid=trick]').dataset.lingering === 'false'"""
+    )
+    page.evaluate("() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))")
     overlaps = page.evaluate("() => window.__overlaps")
     assert not overlaps, f"captions drawn over each other: {overlaps[:3]}"

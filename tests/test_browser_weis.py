@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from games.engine import (
     SOUTH,
@@ -27,7 +27,7 @@ from games.engine import (
     stoeck_cards,
 )
 from games.engine.weis import scoring_team, team_weis_points
-from tests.browser_helpers import LEGAL_CARDS, RESULT, TRUMP_CHOOSER, become_guest, shown_seq, wait_for_seq_after
+from tests.browser_helpers import TRUMP_CHOOSER, FrameRecorder, become_guest, next_moment, on_move, wait_for_seq_after
 from tests.server_helpers import ROOT, _server_env, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
@@ -119,47 +119,46 @@ def test_the_lobby_offers_weis_and_stoeck_with_one_click(open_page):
     expect(page.get_by_test_id("table-sub")).to_contain_text("Weis & Stöck")
 
 
-def wait_turn_or_end(page: Page) -> str:
-    page.wait_for_function(
-        """() => document.querySelector('[data-testid=trump-chooser]')
-            || document.querySelector('[data-testid=hand] [data-legal=true]')
-            || !document.querySelector('[data-testid=round-summary]').hidden
-            || !document.querySelector('[data-testid=result]').hidden"""
-    )
-    if page.locator(TRUMP_CHOOSER).count():
-        return "trump"
-    if page.get_by_test_id("round-summary").is_visible():
-        return "summary"
-    if page.locator(RESULT).is_visible():
-        return "over"
-    return "card"
+# Watches the Weis panel through every state the page draws: whether it showed South's Stöck, and any
+# "null" in it. Our Stöck may come with the round's last card, and the panel moves on to the next round
+# as soon as the bots finish the trick: a look after the click could come too late.
+WATCH_PANEL = """() => {
+    const panel = document.querySelector('[data-testid=weis-panel]');
+    const seen = window.__weisPanel = { stoeck: false, nulls: [] };
+    const look = () => {
+        const entry = panel.querySelector("[data-testid=stoeck-entry][data-seat='2']");
+        if (entry && entry.checkVisibility()) seen.stoeck = true;
+        if (panel.textContent.includes('null')) seen.nulls.push(panel.textContent);
+    };
+    new MutationObserver(look).observe(panel, { subtree: true, childList: true, characterData: true });
+    look();
+}"""
 
 
 def test_a_person_declares_two_weis_with_one_tap_sees_them_scored_and_announces_stoeck(served, open_page):
     seed, trump, codes, weis_points = weis_deal()
     page = open_page()
+    frames = FrameRecorder(page)
     become_guest(page, "Vreni")
     started = start_seeded_game(served[1], "Vreni", seed)
     page.goto(f"/tables/{started['table']}/")
     expect(page.get_by_test_id("table-sub")).to_contain_text("Weis & Stöck")
     expect(page.get_by_test_id("weis-panel")).to_be_visible()
+    page.evaluate(WATCH_PANEL)
 
-    assert wait_turn_or_end(page) == "trump"
-    seq = shown_seq(page)
-    page.locator(f"{TRUMP_CHOOSER} button[data-trump='{trump}']").click()
-    wait_for_seq_after(page, seq)
+    moment = next_moment(page)
+    assert moment.kind == "trump"
+    page.locator(f"{on_move(moment.seq)} {TRUMP_CHOOSER} button[data-trump='{trump}']").click()
+    wait_for_seq_after(page, moment.seq)
 
-    # Our lead in the first trick: the table offers our two Weis, and declaring all is one tap.
-    assert wait_turn_or_end(page) == "card"
+    # Our lead in the first trick: the table offers our two Weis, and declaring all is one tap
+    # (two moves: the next step waits for the second).
+    moment = next_moment(page)
+    assert moment.kind == "card"
+    assert sorted(moment.weis) == sorted(codes)
     bar = page.get_by_test_id("weis-bar")
-    expect(bar.get_by_test_id("declare-weis")).to_have_count(2)
-    offered = sorted(int(b.get_attribute("data-code")) for b in bar.get_by_test_id("declare-weis").all())
-    assert offered == sorted(codes)
-    seq = shown_seq(page)
-    bar.get_by_test_id("declare-all-weis").click()
-    page.wait_for_function(
-        "seq => Number(document.querySelector('[data-testid=table-app]').dataset.seq) >= seq + 2", arg=seq
-    )
+    page.locator(f"{on_move(moment.seq)} [data-testid=declare-all-weis]").click()
+    wait_for_seq_after(page, moment.seq, moves=len(codes))
     expect(bar.get_by_test_id("my-weis")).to_contain_text("You declared")
     expect(bar.get_by_test_id("declare-weis")).to_have_count(0)
     mine = page.locator("[data-testid=weis-entry][data-seat='2']")
@@ -170,22 +169,22 @@ def test_a_person_declares_two_weis_with_one_tap_sees_them_scored_and_announces_
     stoeck_announced = False
     first_card = True
     while True:
-        state = wait_turn_or_end(page)
-        if state in ("summary", "over"):
+        moment = next_moment(page)
+        if moment.kind in ("summary", "over"):
             break
-        assert state == "card"
-        button = page.get_by_test_id("announce-stoeck")
-        seq = shown_seq(page)
-        if button.count():
+        assert moment.kind == "card"
+        if moment.stoeck:
             assert not stoeck_announced
-            button.click()
+            # Stöck with the Queen: two moves, announcing and playing; the page shows both in turn.
+            page.locator(f"{on_move(moment.seq)} [data-testid=announce-stoeck]").click()
+            wait_for_seq_after(page, moment.seq, moves=2)
             stoeck_announced = True
         else:
-            legal = [c.get_attribute("data-card") for c in page.locator(LEGAL_CARDS).all()]
+            legal = moment.legal
             # Play the King of trump first (the Queen comes with Stöck later); else the first legal card.
             card = king if king in legal else next((c for c in legal if c != queen), legal[0])
-            page.locator(f"[data-testid=hand] [data-card='{card}']").click()
-        wait_for_seq_after(page, seq)
+            page.locator(f"{on_move(moment.seq)} [data-testid=hand] [data-legal=true][data-card='{card}']").click()
+            wait_for_seq_after(page, moment.seq)
         if first_card:
             first_card = False
             # The first trick decides the Weis: ours scored, and their cards are shown to the table.
@@ -194,10 +193,12 @@ def test_a_person_declares_two_weis_with_one_tap_sees_them_scored_and_announces_
             expect(mine.locator(".weis-cards .card")).to_have_count(6)
             expect(page.get_by_test_id("weis-team")).to_contain_text(f"{weis_points} in Weis")
             expect(page.locator("[data-testid=weis-entry][data-status='not scored'] .card")).to_have_count(0)
-        if stoeck_announced:
-            expect(page.locator("[data-testid=stoeck-entry][data-seat='2']")).to_be_visible()
-            expect(page.get_by_test_id("weis-panel")).not_to_contain_text("null")
     assert stoeck_announced, "the Stöck button came with the second of King and Queen"
+    panel = page.evaluate("() => window.__weisPanel")
+    assert panel["stoeck"], "the Weis panel never showed our Stöck"
+    assert panel["nulls"] == [], panel["nulls"][:1]
+    # Every click acted on the state the page showed: the server refused none as made on an older one.
+    assert [f for f in frames.frames if f.get("type") == "error"] == []
 
     # The round's summary lists our Weis and the Stöck.
     summary = page.get_by_test_id("round-summary")

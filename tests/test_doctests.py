@@ -1,4 +1,4 @@
-"""The code examples of README.md and of the engine's and HSLU codec's docstrings run, and say what they print."""
+"""The code examples of README.md, docs/ and the engine's and HSLU codec's docstrings run, and say what they print."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MODULES = [
     "games.engine.cards",
     "games.engine.rules",
@@ -32,15 +33,17 @@ def run(test: doctest.DocTest) -> doctest.TestResults:
     return results
 
 
-def readme_examples() -> list[doctest.DocTest]:
-    """Every fenced block of README.md written as an interactive session (``>>>``), as one doctest each."""
-    text = (ROOT / "README.md").read_text()
+def documentation_examples() -> list[doctest.DocTest]:
+    """Every fenced block of README.md and docs/ written as an interactive session (``>>>``), as one doctest each."""
     parser = doctest.DocTestParser()
     tests = []
-    for match in FENCE.finditer(text):
-        if ">>> " in match.group(1):
-            line = text.count("\n", 0, match.start(1))
-            tests.append(parser.get_doctest(match.group(1), {}, f"README.md:{line + 1}", "README.md", line))
+    for document in DOCUMENTS:
+        text = document.read_text()
+        name = str(document.relative_to(ROOT))
+        for match in FENCE.finditer(text):
+            if ">>> " in match.group(1):
+                line = text.count("\n", 0, match.start(1))
+                tests.append(parser.get_doctest(match.group(1), {}, f"{name}:{line + 1}", name, line))
     return tests
 
 
@@ -51,9 +54,9 @@ def test_docstring_examples_run(module):
     assert attempted > 0, f"{module} has no docstring examples"
 
 
-def test_readme_examples_run():
-    tests = readme_examples()
-    assert tests, "README.md has no >>> examples"
+def test_documentation_examples_run():
+    tests = documentation_examples()
+    assert tests, "README.md and docs/ have no >>> examples"
     assert sum(run(test).attempted for test in tests) >= 10
 
 
