@@ -177,13 +177,19 @@ def test_games_at_once_and_per_bot_url_stay_within_their_limits():
     assert GameSeat.objects.filter(game_id__in=running, remote_url=url).values("game_id").distinct().count() == 1
 
 
-def test_each_team_plays_one_game_at_a_time():
+def test_a_team_of_bots_plays_many_games_at_once_and_a_team_with_people_one():
     tournament = bot_tournament({n: "random" for n in "ABCDEF"}, max_games=50)
     service.start(tournament.pk, None)
-    running = running_games(tournament.pk)
-    assert len(running) == 3  # round 1's three matches; round 2's wait for their teams
-    teams = [t for mg in MatchGame.objects.filter(game_id__in=running) for t in (mg.match.a_id, mg.match.b_id)]
-    assert len(teams) == len(set(teams))
+    assert len(running_games(tournament.pk)) == 15  # every match of the round robin: bots need no rest
+    anna = make_players(("Anna",))[0]
+    mixed = service.create(None, service.Options(name="Mixed", round_count=2, max_games=50))
+    service.add_team(mixed.pk, anna, "Anna", (SeatSpec(player=anna), service.bot_spec("rules")))
+    for name in "BCDE":
+        service.add_team(mixed.pk, None, name, (service.bot_spec("random"),) * 2)
+    service.start(mixed.pk, None)
+    running = running_games(mixed.pk)
+    with_anna = [g for g in running if GameSeat.objects.filter(game_id=g, player=anna).exists()]
+    assert len(with_anna) == 1 and len(running) == 1 + 6  # Anna's one match, and every match of bots alone
 
 
 def test_a_failed_step_never_undoes_the_move_that_ended_a_game_and_the_heartbeat_repairs_it(monkeypatch):

@@ -626,8 +626,8 @@ def _people(members: list[Member]) -> list[int]:
 
 def _dispatch(tournament: Tournament, progress: Progress) -> bool:
     """Start the games that may start now: in match order, while the tournament's and every bot URL's limits
-    allow, each team playing one game at a time (the next game of a match once the one before it is over).
-    True if any started."""
+    allow (the next game of a match once the one before it is over). A team with people plays one game at a
+    time; a team of bots as many as the limits allow. True if any started."""
     running = [g for m in progress.matches for g in m.games if g.status == Game.RUNNING]
     room = tournament.max_games - len(running)
     started = False
@@ -636,7 +636,8 @@ def _dispatch(tournament: Tournament, progress: Progress) -> bool:
     members: dict[int, list[Member]] = {}
     for member in Member.objects.filter(entrant__tournament=tournament).order_by("slot"):
         members.setdefault(member.entrant_id, []).append(member)
-    busy = {team for m in progress.matches if m.running is not None for team in (m.match.a_id, m.match.b_id)}
+    people = {team for team, group in members.items() if _people(group)}
+    busy = {team for m in progress.matches if m.running is not None for team in (m.match.a_id, m.match.b_id)} & people
     urls = {m.remote_url for group in members.values() for m in group if m.remote_url}
     per_url = _running_games_per_url(urls)
     for row in progress.matches:
@@ -655,7 +656,7 @@ def _dispatch(tournament: Tournament, progress: Progress) -> bool:
         _start_game(tournament, match, upcoming.match_game, members[match.a_id], members[match.b_id])
         room -= 1
         started = True
-        busy |= {match.a_id, match.b_id}
+        busy |= {match.a_id, match.b_id} & people
         for url in mine:
             per_url[url] = per_url.get(url, 0) + 1
     return started
