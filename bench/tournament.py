@@ -1,8 +1,8 @@
 """A bot tournament on the live engine beside the same games played one after another by the arena.
 
-A round robin of ``--teams`` bot teams (the example HSLU bot served on loopback,
-two servers each serving two teams, "a student's laptop", and the built-in
-bots), fair matches of ``--rounds`` rounds. The same games (pairings and deals)
+A round robin of ``--teams`` bot teams, as many of each kind: the example HSLU
+bot served on loopback (each server serving two teams: "a student's laptop"),
+``mcts-fast``, ``rules`` and ``random``; fair matches of ``--rounds`` rounds. The same games (pairings and deals)
 are played three ways, in one run:
 
 - **arena, one after another**: ``bots.arena.play_game`` for every match in turn, in this process,
@@ -14,7 +14,7 @@ are played three ways, in one run:
 Printed: wall time, games per minute, CPU seconds per game (this process for the arena; the command and
 its bot workers for the tournament) and the wall time's ratio to the arena's.
 
-    .venv/bin/python bench/tournament.py [--teams 16] [--rounds 4] [--mcts 2] [--seed 1]
+    .venv/bin/python bench/tournament.py [--teams 16] [--rounds 4] [--servers 2] [--seed 1]
 
 The last line is ``tournament: 2 workers take <r>x the time of the games one after another``.
 """
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -69,15 +68,19 @@ def example_bot(stack: ExitStack) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def teams(count: int, mcts: int, urls: list[str]) -> list[tuple[str, str]]:
-    """(name, spec) of each team: two per HSLU bot server, ``mcts`` of mcts-fast, the rest rules and random."""
-    chosen = [(f"HSLU {i + 1}", urls[i // 2]) for i in range(2 * len(urls))]
-    chosen += [(f"MCTS {i + 1}", "mcts-fast") for i in range(mcts)]
-    builtin = ["rules", "random"]
-    while len(chosen) < count:
-        index = len(chosen)
-        chosen.append((f"{builtin[index % 2].capitalize()} {index + 1}", builtin[index % 2]))
-    return chosen[:count]
+def teams(count: int, urls: list[str]) -> list[tuple[str, str]]:
+    """(name, spec) of each team: as many of each kind, the example HSLU bot (two teams per server),
+    mcts-fast, rules and random, in turn."""
+    kinds = ["hslu", "mcts-fast", "rules", "random"]
+    chosen: list[tuple[str, str]] = []
+    for index in range(count):
+        kind = kinds[index % 4]
+        number = index // 4 + 1
+        if kind == "hslu":
+            chosen.append((f"HSLU {number}", urls[(number - 1) // 2 % len(urls)]))
+        else:
+            chosen.append((f"{kind} {number}", kind))
+    return chosen
 
 
 def arena(chosen: list[tuple[str, str]], rounds: int, seed: int) -> tuple[float, float, int]:
@@ -118,27 +121,65 @@ def tournament(chosen: list[tuple[str, str]], rounds: int, seed: int, workers: i
         args += ["--max-games", "8", "--max-per-url", "2"]
         for name, spec in chosen:
             args += ["--team", f"{name}={spec}"]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall = time.perf_counter()
-        done = subprocess.run(args, cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+        command = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        cpu = DescendantsCPU(command.pid)
+        while command.poll() is None:
+            cpu.sample()
+            time.sleep(0.25)
         wall = time.perf_counter() - wall
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    data = json.loads(done.stdout.strip().splitlines()[-1])
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, len(data["games"])
+        output = command.stdout.read() if command.stdout else ""
+    if command.returncode:
+        raise SystemExit(f"manage.py tournament run failed ({command.returncode})")
+    data = json.loads(output.strip().splitlines()[-1])
+    return wall, cpu.seconds, len(data["games"])
+
+
+class DescendantsCPU:
+    """CPU seconds of a process and every process below it (its bot workers), read from /proc as they run."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.seen: dict[int, float] = {}
+
+    def sample(self) -> None:
+        parents: dict[int, int] = {}
+        used: dict[int, float] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / self.TICK
+        for pid, seconds in used.items():
+            ancestor = pid
+            while ancestor not in (self.root, 0, 1) and ancestor in parents:
+                ancestor = parents[ancestor]
+            if ancestor == self.root:
+                self.seen[pid] = max(self.seen.get(pid, 0.0), seconds)
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.seen.values())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--teams", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=4, help="rounds of each fair match")
-    parser.add_argument("--mcts", type=int, default=2, help="teams of mcts-fast among them")
     parser.add_argument("--servers", type=int, default=2, help="example HSLU bot servers (two teams each)")
     parser.add_argument("--seed", type=int, default=1)
     options = parser.parse_args()
     with ExitStack() as stack:
         urls = [example_bot(stack) for _ in range(options.servers)]
-        chosen = teams(options.teams, options.mcts, urls)
+        chosen = teams(options.teams, urls)
         print(f"{len(chosen)} teams: " + ", ".join(f"{name} ({spec})" for name, spec in chosen), flush=True)
         rows = [("arena, one after another", 1, *arena(chosen, options.rounds, options.seed))]
         print(f"arena: {rows[0][2]:.1f} s", flush=True)

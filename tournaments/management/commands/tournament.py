@@ -142,14 +142,16 @@ class Command(BaseCommand):
                     raise CommandError(exc.message) from None
             started = time.monotonic()
             first_done: int | None = None
+            shown = -1
             while True:
                 status, done, total = await sync_to_async(_progress)(tournament_id)
                 if first_done is None:
                     first_done = done
-                self._bar(done, total, done - first_done, time.monotonic() - started)
+                if sys.stderr.isatty() or done != shown:  # a log file gets a line per game
+                    self._bar(done, total, done - first_done, time.monotonic() - started)
+                    shown = done
                 if status in (Tournament.FINISHED, Tournament.CANCELLED):
                     break
-                await sync_to_async(service.tick)(True)  # a stalled step is taken here too
                 await asyncio.sleep(0.5)
             sys.stderr.write("\n")
         finally:
