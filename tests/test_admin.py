@@ -126,3 +126,21 @@ def test_only_staff_get_in():
     person = Client()
     person.force_login(User.objects.create_user("anna", password="a-long-passphrase-17"))
     assert person.get(reverse("admin:games_game_changelist"))["Location"].startswith(login)
+
+
+def test_the_operator_sees_tournaments_read_only_without_invitation_tokens(operator):
+    from tests.tournament_helpers import bot_tournament
+    from tournaments import service
+    from tournaments.models import Entrant
+
+    anna = make_players(("Anna",))[0]
+    tournament = bot_tournament({"A": "rules", "B": "random"})
+    team = service.add_team(tournament.pk, anna, "Waiting", (service.SeatSpec(player=anna), None))
+    service.start(tournament.pk, None)
+    for path in ("/admin/tournaments/tournament/", f"/admin/tournaments/tournament/{tournament.pk}/change/",
+                 "/admin/tournaments/entrant/", f"/admin/tournaments/entrant/{team.pk}/change/",
+                 "/admin/tournaments/match/"):  # fmt: skip
+        page = operator.get(path)
+        assert page.status_code == 200, path
+        assert Entrant.objects.get(pk=team.pk).invite_token not in page.content.decode()
+    assert operator.post(f"/admin/tournaments/tournament/{tournament.pk}/change/", {"name": "x"}).status_code == 403
