@@ -221,11 +221,26 @@ def started() -> bool:
     return _pool is not None
 
 
+WARM_UP_S = 60.0  # seconds a starting pool may take to load its kernels before the health check asks it
+_warming_since: float | None = None  # when ``start`` began, while it has not finished
+
+
+def warming() -> bool:
+    """Whether the pool is still starting (loading its kernels) and has had less than ``WARM_UP_S`` for it."""
+    since = _warming_since
+    return since is not None and time.monotonic() - since < WARM_UP_S
+
+
 def start() -> None:
     """Start the pool and its workers now (a blocking call: run it off the event loop), not at the first move."""
-    executor = pool()
-    for future in [executor.submit(ready) for _ in range(worker_count())]:
-        future.result()
+    global _warming_since
+    _warming_since = time.monotonic()
+    try:
+        executor = pool()
+        for future in [executor.submit(ready) for _ in range(worker_count())]:
+            future.result()
+    finally:
+        _warming_since = None
 
 
 def shutdown() -> None:

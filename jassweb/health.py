@@ -160,6 +160,8 @@ async def _pool_answers() -> str:
 
     if not think.started():
         return "the local bot processes start with the first table"
+    if think.warming():  # a server's first request starts them: they load their kernels for a few seconds
+        return f"{think.worker_count()} local bot processes are starting"
     for attempt in range(2):
         try:
             future = await asyncio.to_thread(lambda: think.pool().submit(think.ready))

@@ -59,6 +59,24 @@ def test_healthz_is_ok_with_sqlite_and_the_in_memory_layer():
 
 
 @pytest.mark.django_db(transaction=True)
+def test_bot_processes_still_loading_their_kernels_are_starting_not_failing(monkeypatch):
+    # A server's first request starts its driver and the bot pool: a load balancer's first /healthz may come
+    # while the workers load their kernels, which takes seconds on a busy machine.
+    think.shutdown()
+    think.pool()  # made, its workers not yet up
+    monkeypatch.setattr(think, "_warming_since", time.monotonic())
+    try:
+        report = Client().get("/healthz").json()
+        assert report["status"] == "ok" and "are starting" in report["checks"]["bot_workers"]["workers"]
+        monkeypatch.setattr(think, "_warming_since", time.monotonic() - think.WARM_UP_S - 1)  # too long: asked
+        report = Client().get("/healthz").json()
+        assert "local bot processes" in report["checks"]["bot_workers"]["workers"]
+        assert "are starting" not in report["checks"]["bot_workers"]["workers"]
+    finally:
+        think.shutdown()
+
+
+@pytest.mark.django_db(transaction=True)
 def test_load_balancers_probe_by_address_over_plain_http_in_production(settings):
     settings.SECURE_SSL_REDIRECT = True
     settings.ALLOWED_HOSTS = ["jass.example.org"]
