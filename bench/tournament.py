@@ -41,31 +41,9 @@ django.setup()
 
 from bots.arena import ArenaGame, play_game  # noqa: E402
 from games.engine import FAIR, GameConfig  # noqa: E402
+from tests.bot_helpers import example_bot  # noqa: E402
 from tournaments import pairing  # noqa: E402
 from tournaments.service import game_seed  # noqa: E402
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def example_bot(stack: ExitStack) -> str:
-    """Serve the example HSLU bot on loopback until ``stack`` closes; return its URL."""
-    port = free_port()
-    bot = subprocess.Popen(
-        [sys.executable, "-m", "bots.examples.simple_bot", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    stack.callback(bot.wait, 10)
-    stack.callback(bot.terminate)
-    assert bot.stdout is not None and "bot ready" in bot.stdout.readline()
-    return f"http://127.0.0.1:{port}"
 
 
 def teams(count: int, urls: list[str]) -> list[tuple[str, str]]:
@@ -178,7 +156,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     options = parser.parse_args()
     with ExitStack() as stack:
-        urls = [example_bot(stack) for _ in range(options.servers)]
+        urls = [stack.enter_context(example_bot()) for _ in range(options.servers)]
         chosen = teams(options.teams, urls)
         print(f"{len(chosen)} teams: " + ", ".join(f"{name} ({spec})" for name, spec in chosen), flush=True)
         rows = [("arena, one after another", 1, *arena(chosen, options.rounds, options.seed))]

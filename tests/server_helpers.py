@@ -103,3 +103,14 @@ def running_server(env: dict[str, str], timeout: float = 30.0):
         yield server.url
     finally:
         server.stop()
+
+
+def wait_for(condition, timeout: float, what: str):
+    """Poll ``condition`` every 0.1 s until it returns something true (returned), or fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -10,7 +10,6 @@ lease and plays it to its end.
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import psycopg
@@ -19,7 +18,7 @@ import pytest
 from games import workers
 from games.models import Game, GameSeat, Worker
 from tests.bot_servers.counting import CountingBots
-from tests.server_helpers import ServerProcess, migrate
+from tests.server_helpers import ServerProcess, migrate, wait_for
 from tests.services import postgres_database, require_redis
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
@@ -69,16 +68,6 @@ def _worker_pid(database_url: str, worker_id: str) -> int | None:
     return row[0] if row else None
 
 
-def _wait(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.mark.asyncio
 async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_is_replaced():
     redis_url = require_redis()
@@ -114,7 +103,7 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
             # The driver dies in the middle of the game: once its lease runs out the other server drives
             # on (when exactly a lease runs out is pinned by the test above, on the clock of the rows).
             victim.kill()
-            _wait(lambda: _game_row(database_url, table_id)[2] not in ("", driver), 30, "a new driver")
+            wait_for(lambda: _game_row(database_url, table_id)[2] not in ("", driver), 30, "a new driver")
             new_driver = _game_row(database_url, table_id)[2]
             assert _worker_pid(database_url, new_driver) == survivor.process.pid
             survivor_watch = watchers[servers.index(survivor)]

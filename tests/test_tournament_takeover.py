@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import uuid
 
 import psycopg
 import pytest
 
-from tests.server_helpers import ROOT, ServerProcess, _server_env, migrate
+from tests.server_helpers import ROOT, ServerProcess, _server_env, migrate, wait_for
 from tests.services import postgres_database, require_redis
 
 pytestmark = pytest.mark.services
@@ -51,16 +50,6 @@ def query(database_url: str, sql: str, *params: object) -> list[tuple]:
         return cursor.fetchall() if cursor.description else []
 
 
-def wait(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def results(data: dict) -> tuple[list, list]:
     standings = [(s["team"], s["played"], s["match_points"], s["point_advantage"]) for s in data["standings"]]
     games = sorted((g["round"], tuple(g["teams"]), tuple(g["points"])) for g in data["games"])
@@ -88,8 +77,8 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
                 "SELECT count(*) FROM tournaments_matchgame mg JOIN games_game g ON g.id = mg.game_id "
                 "JOIN tournaments_match m ON m.id = mg.match_id WHERE m.tournament_id = %s AND g.status = 'finished'"
             )
-            wait(lambda: query(database_url, finished, tournament_id)[0][0] >= 4, 120, "four games played")
-            (driver,) = wait(
+            wait_for(lambda: query(database_url, finished, tournament_id)[0][0] >= 4, 120, "four games played")
+            (driver,) = wait_for(
                 lambda: query(database_url, "SELECT driver FROM games_game WHERE status = 'running' AND driver <> ''"),
                 30,
                 "a running game",
@@ -102,7 +91,9 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
             assert played_before < 15, "the tournament ended before the kill: nothing was taken over"
 
             status = "SELECT status FROM tournaments_tournament WHERE id = %s"
-            wait(lambda: query(database_url, status, tournament_id)[0][0] == "finished", 240, "the tournament's end")
+            wait_for(
+                lambda: query(database_url, status, tournament_id)[0][0] == "finished", 240, "the tournament's end"
+            )
             drivers = {
                 row[0]
                 for row in query(
@@ -148,12 +139,12 @@ def test_a_whole_restart_resumes_a_running_tournament(tmp_path):
     server = ServerProcess(env)
     try:
         sqlite("UPDATE tournaments_tournament SET starts_at = datetime('now') WHERE id = ?", tournament_id)
-        wait(lambda: sqlite(finished)[0][0] >= 1, 120, "a game played")
+        wait_for(lambda: sqlite(finished)[0][0] >= 1, 120, "a game played")
         server.kill()
         assert sqlite(finished)[0][0] < 6
         server = ServerProcess(env)  # the whole site restarts: its first request starts its driver
         status = "SELECT status FROM tournaments_tournament WHERE id = ?"
-        wait(lambda: sqlite(status, tournament_id)[0][0] == "finished", 180, "the tournament's end")
+        wait_for(lambda: sqlite(status, tournament_id)[0][0] == "finished", 180, "the tournament's end")
     finally:
         server.stop()
     assert sqlite("SELECT count(*) FROM games_game")[0][0] == 6

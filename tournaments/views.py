@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -331,44 +332,39 @@ def tournament_join(request: HttpRequest, tournament_id: int, token: str) -> Htt
     )
 
 
-@require_POST
-def tournament_team(request: HttpRequest, tournament_id: int, entrant_id: int) -> HttpResponse:
-    """Take a team off the list (before the start) or withdraw it (while the tournament runs)."""
+def _act(request: HttpRequest, tournament_id: int, change: Callable[[Tournament, Player], object]) -> HttpResponse:
+    """A button of the tournament's page: ``change`` as the visitor; its refusal shown; back to the page."""
     tournament = _tournament(tournament_id)
     player = _person(request)
     if player is not None:
         try:
-            if tournament.status == Tournament.REGISTRATION:
-                service.remove_team(tournament.pk, entrant_id, player)
-            else:
-                service.withdraw(tournament.pk, entrant_id, player)
+            change(tournament, player)
         except service.TournamentError as exc:
             _fail(request, exc)
     return redirect("tournament", tournament_id=tournament.pk)
+
+
+@require_POST
+def tournament_team(request: HttpRequest, tournament_id: int, entrant_id: int) -> HttpResponse:
+    """Take a team off the list (before the start) or withdraw it (while the tournament runs)."""
+
+    def change(tournament: Tournament, player: Player) -> None:
+        if tournament.status == Tournament.REGISTRATION:
+            service.remove_team(tournament.pk, entrant_id, player)
+        else:
+            service.withdraw(tournament.pk, entrant_id, player)
+
+    return _act(request, tournament_id, change)
 
 
 @require_POST
 def tournament_start(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    tournament = _tournament(tournament_id)
-    player = _person(request)
-    if player is not None:
-        try:
-            service.start(tournament.pk, player)
-        except service.TournamentError as exc:
-            _fail(request, exc)
-    return redirect("tournament", tournament_id=tournament.pk)
+    return _act(request, tournament_id, lambda tournament, player: service.start(tournament.pk, player))
 
 
 @require_POST
 def tournament_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    tournament = _tournament(tournament_id)
-    player = _person(request)
-    if player is not None:
-        try:
-            service.cancel(tournament.pk, player)
-        except service.TournamentError as exc:
-            _fail(request, exc)
-    return redirect("tournament", tournament_id=tournament.pk)
+    return _act(request, tournament_id, lambda tournament, player: service.cancel(tournament.pk, player))
 
 
 def standings_json(request: HttpRequest, tournament_id: int) -> HttpResponse:
