@@ -20,9 +20,20 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from games import service, workers
+from games import chat, service, workers
 from games.engine import SEAT_NAMES
-from games.models import Fault, Game, GameSeat, Player, RemoteBotSeat, Seat, Table, Worker
+from games.models import (
+    ChatMessage,
+    ChatReport,
+    Fault,
+    Game,
+    GameSeat,
+    Player,
+    RemoteBotSeat,
+    Seat,
+    Table,
+    Worker,
+)
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -299,13 +310,32 @@ class RemoteBotAdmin(ReadOnly, admin.ModelAdmin):
 class PlayerAdmin(admin.ModelAdmin):
     """People: accounts and guests. A new name goes through the service (their tables see it at once)."""
 
-    list_display = ("id", "name", "account", "is_guest", "games_played", "created_at")
+    list_display = ("id", "name", "account", "is_guest", "games_played", "chat_muted_until", "created_at")
     list_filter = (("user", admin.EmptyFieldListFilter),)
     search_fields = ("name", "user__username", "user__email", "=id")
     date_hierarchy = "created_at"
     list_select_related = ("user",)
-    fields = ("name", "account", "created_at", "games")
+    fields = ("name", "account", "chat_muted_until", "created_at", "games")
     readonly_fields = ("account", "created_at", "games")
+    actions = ("mute_for_a_day", "mute_for_a_week", "unmute", "ban_accounts")
+
+    @admin.action(description="Mute in the chat for a day (they may still play)")
+    def mute_for_a_day(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        queryset.update(chat_muted_until=timezone.now() + timedelta(days=1))
+
+    @admin.action(description="Mute in the chat for a week")
+    def mute_for_a_week(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        queryset.update(chat_muted_until=timezone.now() + timedelta(days=7))
+
+    @admin.action(description="Let them chat again")
+    def unmute(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        queryset.update(chat_muted_until=None)
+
+    @admin.action(description="Ban their accounts (they can no longer log in; guests have none)")
+    def ban_accounts(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        from django.contrib.auth.models import User
+
+        User.objects.filter(pk__in=queryset.exclude(user=None).values("user_id")).update(is_active=False)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # people come by the sign-up page or a nickname
@@ -336,6 +366,89 @@ class PlayerAdmin(admin.ModelAdmin):
             service.rename_player(obj, obj.name)
         elif not change:
             super().save_model(request, obj, form, change)
+
+
+# -- chat moderation ----------------------------------------------------------------------------------
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnly, admin.ModelAdmin):
+    """What people said at tables; a moderator hides a message (gone from every page at once)."""
+
+    list_display = ("created_at", "name", "room", "text", "table_link", "reported", "hidden")
+    list_filter = ("hidden", "room", ("reports", admin.EmptyFieldListFilter))
+    search_fields = ("text", "name", "=player__id")
+    date_hierarchy = "created_at"
+    list_select_related = ("table",)
+    fields = (
+        "created_at",
+        "name",
+        "player",
+        "room",
+        "text",
+        "phrase",
+        "table_link",
+        "game",
+        "seq",
+        "hidden",
+        "context",
+    )
+    readonly_fields = fields
+    actions = ("hide_messages",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ChatMessage]:
+        return super().get_queryset(request).annotate(report_total=Count("reports"))
+
+    @admin.display(description="table")
+    def table_link(self, message: ChatMessage) -> str:
+        return _admin_link(message.table)
+
+    @admin.display(description="reports", ordering="report_total")
+    def reported(self, message: ChatMessage) -> int:
+        return getattr(message, "report_total", 0)
+
+    @admin.display(description="said around it")
+    def context(self, message: ChatMessage) -> str:
+        """The five messages before and after it at its table."""
+        around = ChatMessage.objects.filter(table_id=message.table_id)
+        before = list(around.filter(pk__lt=message.pk).order_by("-pk")[:5])[::-1]
+        after = list(around.filter(pk__gt=message.pk).order_by("pk")[:5])
+        lines = [*before, message, *after]
+        return format_html(
+            "<br>".join(["{}{} ({}): {}{}"] * len(lines)),
+            *[
+                part
+                for line in lines
+                for part in (
+                    "» " if line.pk == message.pk else "",
+                    line.name,
+                    line.room,
+                    line.text,
+                    " [hidden]" if line.hidden else "",
+                )
+            ],
+        )
+
+    @admin.action(description="Hide the selected messages")
+    def hide_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        chat.hide(list(queryset))
+
+
+@admin.register(ChatReport)
+class ChatReportAdmin(ReadOnly, admin.ModelAdmin):
+    """People's reports of messages, newest first, each with its message to look at."""
+
+    list_display = ("created_at", "reporter", "said", "message_link", "resolved")
+    list_filter = ("resolved",)
+    list_select_related = ("message", "reporter")
+
+    @admin.display(description="said")
+    def said(self, report: ChatReport) -> str:
+        return f"{report.message.name}: {report.message.text}"
+
+    @admin.display(description="message")
+    def message_link(self, report: ChatReport) -> str:
+        return _admin_link(report.message, "look and hide")
 
 
 # -- server processes ---------------------------------------------------------------------------------

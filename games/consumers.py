@@ -26,12 +26,12 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import access, bothooks, limits, service, snapshot, states
+from games import access, bothooks, chat, limits, service, snapshot, states
 from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.errors import ErrorCode
 from games.identity import player_for_scope
-from games.models import LOBBY_GROUP, Game, Player, Table, table_group
+from games.models import LOBBY_GROUP, ChatMessage, Game, Player, Table, table_group
 from games.service import ServiceError
 
 log = logging.getLogger(__name__)
@@ -277,6 +277,7 @@ class TableConsumer(FrameConsumer):
         self.version = -1
         self.public: snapshot.Public | None = None
         self.probe = None
+        self.muted: set[int] = set()  # the people whose messages this connection's person muted
         self.noted = False  # this connection is noted for presence
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
@@ -287,7 +288,7 @@ class TableConsumer(FrameConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.close(code=4404)
             return
-        self.player, self.public = opened
+        self.player, self.public, self.muted = opened
         self.address = limits.scope_address(self.scope)
         self.player_id = self.player.pk if self.player else None
         self.player_name = self.player.name if self.player else None
@@ -463,6 +464,50 @@ class TableConsumer(FrameConsumer):
             raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
         await self._move(content, actions)
 
+    # -- chat ---------------------------------------------------------------
+
+    async def on_chat(self, content: dict[str, Any]) -> None:
+        """Say something at the table: ``{"type": "chat", "text": …}`` or a quick ``{"phrase": "thanks"}``."""
+        if "text" in content and "phrase" in content:
+            raise ServiceError(ErrorCode.BAD_MESSAGE, "'chat' takes 'text' or 'phrase', not both")
+        await database_sync_to_async(chat.say)(self.table_id, self.player, content.get("text"), content.get("phrase"))
+
+    async def on_mute(self, content: dict[str, Any]) -> None:
+        """Mute a person's messages for yourself: ``{"type": "mute", "player": id, "muted": true}``."""
+        self.muted = await database_sync_to_async(chat.set_mute)(
+            self.player, content.get("player"), content.get("muted")
+        )
+        await self.send_json({"type": "muted", "players": sorted(self.muted)})
+
+    async def on_chat_history(self, content: dict[str, Any]) -> None:
+        """The last messages this connection may read (a page asks once its chat is shown)."""
+        room, said = await database_sync_to_async(chat.history)(self.table_id, self.player_id)
+        await self.send_json({"type": "chat_history", "room": room, "messages": said})
+
+    async def on_report(self, content: dict[str, Any]) -> None:
+        """Report a message to the moderators: ``{"type": "report", "message": id}``."""
+        await database_sync_to_async(chat.report)(self.player, self.table_id, content.get("message"))
+        await self.send_json({"type": "reported", "message": content.get("message")})
+
+    def _chat_room(self) -> str:
+        """The room this connection reads: the players' if its person sits here or plays the game (from the view)."""
+        public = self.public
+        if public is None or self.player_id is None:
+            return ChatMessage.SPECTATORS
+        players = public.game_meta["players"] if public.game_meta and public.game_meta["status"] == Game.RUNNING else []
+        playing = self.player_id in public.meta["seats"] or self.player_id in players
+        return ChatMessage.PLAYERS if playing else ChatMessage.SPECTATORS
+
+    async def table_chat(self, event: dict[str, Any]) -> None:
+        """A message said at this table: sent on unless this reader may not read it or muted its speaker."""
+        message = event["message"]
+        if message["player"] in self.muted or not chat.readable(message["room"], self._chat_room()):
+            return
+        await self.send_json({"type": "chat", **message})
+
+    async def table_chat_hidden(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat_hidden", "message": event["message"]})
+
     async def on_resync(self, content: dict[str, Any]) -> None:
         await self.resync()
 
@@ -486,6 +531,10 @@ class TableConsumer(FrameConsumer):
         "back": on_back,
         "ready": on_ready,
         "set_turn_clock": on_set_turn_clock,
+        "chat": on_chat,
+        "chat_history": on_chat_history,
+        "mute": on_mute,
+        "report": on_report,
     }
 
     # -- outgoing -------------------------------------------------------------
@@ -557,8 +606,11 @@ async def _over_message_budget(player_id: int | None, address: str) -> limits.Li
     return refused
 
 
-def _open(table_id: int, scope: Mapping[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
-    """A new connection: the table (None if there is none to play at), who connects, noted as online."""
+def _open(
+    table_id: int, scope: Mapping[str, Any], channel_name: str
+) -> tuple[Player | None, snapshot.Public, set[int]] | None:
+    """A new connection: the table (None if there is none to play at), who connects, noted as online, and
+    whom they muted in the chat."""
     player = player_for_scope(scope)
     table = access.enterable_table(table_id, player, scope.get("session"))
     if table is None or table.imported:  # a private table is refused like a missing one
@@ -566,7 +618,7 @@ def _open(table_id: int, scope: Mapping[str, Any], channel_name: str) -> tuple[P
     if player is not None:
         service.connect(table_id, player.pk, channel_name)
     public = snapshot.load_public(table_id)
-    return None if public is None else (player, public)
+    return None if public is None else (player, public, chat.muted_by(player.pk if player else None))
 
 
 def _load_state(game_id: int, seq: int):

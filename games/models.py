@@ -40,6 +40,8 @@ class Player(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # The cards this person sees (games/decks.py): how cards look and are named, never the game.
     deck = models.CharField(max_length=10, choices=DECK_CHOICES, default=FRENCH)
+    # A moderator's site-wide chat mute (games/chat.py): the person may play but not talk until then.
+    chat_muted_until = models.DateTimeField(null=True, blank=True)
 
     @property
     def is_guest(self) -> bool:
@@ -568,3 +570,54 @@ class RatingChange(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["game", "competitor"], name="one_rating_change_per_game")]
         indexes = [models.Index(fields=["competitor", "seq"])]
+
+
+# -- table chat (games/chat.py): beside a game's actions, never in its record ------------------------
+
+
+class ChatMessage(models.Model):
+    """Something said at a table: by the people playing (``players``) or by those watching (``spectators``)."""
+
+    PLAYERS, SPECTATORS = "players", "spectators"
+    ROOMS = [(PLAYERS, "Players"), (SPECTATORS, "Spectators")]
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat")
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="chat")
+    seq = models.PositiveIntegerField(null=True, blank=True)  # the game's moves when it was said (the replay's place)
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=60)  # the speaker's name when they said it
+    room = models.CharField(max_length=10, choices=ROOMS)
+    text = models.CharField(max_length=200)  # as typed (a quick phrase: its English words)
+    phrase = models.CharField(max_length=20, blank=True)  # a quick phrase's key: each reader sees it in their language
+    hidden = models.BooleanField(default=False)  # hidden by a moderator: shown to nobody any more
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "pk"]
+        indexes = [models.Index(fields=["table", "-id"])]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.text}"
+
+
+class ChatReport(models.Model):
+    """A person's report of a message to the moderators (once per person and message)."""
+
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["message", "reporter"], name="one_report_per_person")]
+
+
+class ChatMute(models.Model):
+    """A person who no longer sees another's messages (their own choice; the other never knows)."""
+
+    muter = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    muted = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["muter", "muted"], name="one_mute_per_pair")]

@@ -20,7 +20,20 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
-from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
+from games import (
+    access,
+    analysis,
+    chat,
+    decks,
+    history,
+    limits,
+    profiles,
+    records,
+    rules_page,
+    service,
+    snapshot,
+    stats,
+)
 from games.catalogue import bot_choices, builtin_bots
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
@@ -276,6 +289,7 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
             "player": player,
             "socket_path": f"/ws/tables/{table_id}/",
             "trump_names": TRUMP_NAMES,
+            "chat_phrases": chat.phrases(),
             # Only the creator hands out a private table's invitation link.
             "invite_url": request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None,
         },

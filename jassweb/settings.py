@@ -323,6 +323,7 @@ _LIMIT_DEFAULTS = {
     "message.address": "300/10s",  # ...of visitors without a nickname, by address
     "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
     "bot_call.server": "600/10m",  # ...and of everyone together
+    "chat.person": "10/30s",  # chat messages of one person (games/chat.py)
 }
 JASSWEB_LIMITS = {
     name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)
@@ -331,3 +332,8 @@ JASSWEB_LIMITS = {
 
 # Seconds a person's request to abandon a game with other people in it waits for their agreement.
 JASSWEB_ABANDON_VOTE_SECONDS = int(os.environ.get("JASSWEB_ABANDON_VOTE_SECONDS", "60"))
+
+# Table chat (games/chat.py): words refused anywhere in a message (a comma-separated list, any case), and
+# whether guests talk with the quick phrases only (on in production: a guest costs nothing to make).
+JASSWEB_CHAT_BLOCKED_WORDS = env.list("JASSWEB_CHAT_BLOCKED_WORDS", default=[])
+JASSWEB_CHAT_GUESTS_PHRASES_ONLY = _env_flag("JASSWEB_CHAT_GUESTS_PHRASES_ONLY", not DEBUG)

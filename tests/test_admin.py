@@ -144,3 +144,38 @@ def test_the_operator_sees_tournaments_read_only_without_invitation_tokens(opera
         assert page.status_code == 200, path
         assert Entrant.objects.get(pk=team.pk).invite_token not in page.content.decode()
     assert operator.post(f"/admin/tournaments/tournament/{tournament.pk}/change/", {"name": "x"}).status_code == 403
+
+
+def test_the_operator_sees_reported_messages_in_context_hides_them_and_mutes_or_bans_people(operator):
+    from datetime import timedelta
+
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from games.models import ChatMessage, ChatReport, Player
+
+    nora, emil = make_players(("Nora", "Emil"))
+    table = make_table(nora, [nora, "random", emil, "random"])
+    said = [
+        ChatMessage.objects.create(table=table, player=p, name=p.name, room="players", text=text)
+        for p, text in ((nora, "Grüezi"), (emil, "something rude"), (nora, "please don't"))
+    ]
+    ChatReport.objects.create(message=said[1], reporter=nora)
+    listed = operator.get(reverse("admin:games_chatreport_changelist")).content.decode()
+    assert "something rude" in listed
+    page = operator.get(reverse("admin:games_chatmessage_change", args=[said[1].pk])).content.decode()
+    assert "Grüezi" in page and "please don&#x27;t" in page  # the context around it
+    operator.post(
+        reverse("admin:games_chatmessage_changelist"),
+        {"action": "hide_messages", "_selected_action": [said[1].pk]},
+    )
+    said[1].refresh_from_db()
+    assert said[1].hidden and ChatReport.objects.get(message=said[1]).resolved
+    operator.post(reverse("admin:games_player_changelist"), {"action": "mute_for_a_day", "_selected_action": [emil.pk]})
+    emil.refresh_from_db()
+    assert emil.chat_muted_until is not None and emil.chat_muted_until > timezone.now() + timedelta(hours=23)
+    user = User.objects.create_user("emil-account", password="a-long-passphrase-17")
+    Player.objects.filter(pk=emil.pk).update(user=user)
+    operator.post(reverse("admin:games_player_changelist"), {"action": "ban_accounts", "_selected_action": [emil.pk]})
+    user.refresh_from_db()
+    assert not user.is_active

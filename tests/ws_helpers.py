@@ -21,6 +21,7 @@ from games.identity import GUEST_SESSION_KEY
 from games.models import Player
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
+PASSING = frozenset({"state", "chat_history", "chat"})  # frames that may come between a request and its reply
 _open_clients: list[FrameRecorder] = []
 
 
@@ -66,7 +67,7 @@ class FrameRecorder:
             frame = await self.receive(timeout)
             if frame["type"] == "error":
                 return frame
-            assert frame["type"] == "state", frame
+            assert frame["type"] in PASSING, frame
 
     async def frame_of(self, kind: str, timeout: float = 5) -> dict[str, Any]:
         """Receive until a frame of type ``kind`` comes (state frames in between, e.g. presence, are kept)."""
@@ -74,7 +75,7 @@ class FrameRecorder:
             frame = await self.receive(timeout)
             if frame["type"] == kind:
                 return frame
-            assert frame["type"] == "state", frame
+            assert frame["type"] in PASSING, frame
 
     async def state(self, predicate=lambda view: True, timeout: float = 10) -> dict[str, Any]:
         """Wait for a state frame whose view satisfies ``predicate``; return the view."""

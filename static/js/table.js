@@ -5,6 +5,7 @@ import { cardBack, cardElement, cardName, reasonText, sortHand, suitTag, trumpLa
 import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
 import { gettext, interpolate, ngettext, pgettext } from "./i18n.js";
+import { ChatPanel } from "./chat.js";
 import { InviteDialog } from "./invite.js";
 import { ReconnectingSocket } from "./socket.js";
 import { autoStoeck, weisBar, weisNews, weisPanel, weisSummaryLines } from "./weis.js";
@@ -138,6 +139,7 @@ function trickKey(v) {
 const socket = new ReconnectingSocket(app.dataset.socketPath, {
   onMessage: receive,
   onOpen: () => {
+    chat.opened();
     if (pending && pending.held) {
       socket.send(pending.held);
       pending.held = null;
@@ -167,8 +169,11 @@ const invite = new InviteDialog($("invite-dialog"), {
   },
 });
 
+const chat = new ChatPanel($("chat-panel"), { send: (message) => socket.send(message), me: view.you.player_id ?? null });
+
 function receive(message) {
   if (invite.receive(message)) return; // the reply to the invite dialog's test or seat request
+  if (chat.receive(message)) return; // said at the table, or the chat's own refusals
   if (message.type === "state") {
     if (message.version < version) return; // an older state overtaken by a newer one
     // Events are numbered: a gap means we missed one. This state is complete, but ask for a fresh
@@ -177,6 +182,7 @@ function receive(message) {
     version = message.version;
     if (typeof message.now === "number") clockOffset = message.now - Date.now();
     applyView(message.view);
+    chat.viewChanged(message.view);
     if (gap && Date.now() - lastResync > RESYNC_GAP_MS) {
       lastResync = Date.now();
       send({ type: "resync" });
