@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
+from games import chat
 from games.analysis import analysis_view
 from games.engine import (
     CARD_CODES,
@@ -154,6 +155,7 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
     rounds = []
     seq = 0
     before = [0, 0]
+    places: list[tuple[int, list[int]]] = []  # per round: its first move's number and its cards' move numbers
     for index, rnd in enumerate(shown):
         deal = state.plan.deal(index)
         factor = state.config.multiplier(rnd.trump) if rnd.trump >= 0 else 1
@@ -218,6 +220,7 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
                 "scores": _pair_scores(state, rpa, first),
             }
         rounds.append(entry)
+        places.append((seq, card_seqs))
         seq += len(rnd.actions())
         before = [before[0] + round_scores[index][0], before[1] + round_scores[index][1]]
 
@@ -243,4 +246,16 @@ def replay_data(game: Game, state: GameState | None = None, viewer: Player | Non
         ],
         "rounds": rounds,
         "analysis": analysis_view(game),
+        "chat": _chat_track(game, places),
     }
+
+
+def _chat_track(game: Game, places: list[tuple[int, list[int]]]) -> list[dict[str, Any]]:
+    """What was said at the table during the game, each message at the round and card it came after."""
+    track = []
+    for message in chat.replay_track(game):
+        said = message["seq"] if message["seq"] is not None else 0
+        index = max(0, bisect_right([start for start, _ in places], said) - 1) if places else 0
+        cards = places[index][1] if places else []
+        track.append({**message, "round": index, "card": bisect_right(cards, said - 1)})
+    return track

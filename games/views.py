@@ -356,6 +356,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         {
             "game": game,
             "replay": data,
+            "chat_phrases": {phrase["key"]: phrase["text"] for phrase in chat.phrases()},
             "player": player,
             "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
         },

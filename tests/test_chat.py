@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from games import chat, service
-from games.models import ChatMessage, ChatReport, Player
+from games.models import ChatMessage, ChatReport, Game, Player
 from games.records import game_record
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import Client
@@ -144,3 +144,24 @@ async def test_chat_is_stored_with_the_game_and_never_in_its_record(stop_runner)
     record = await sync_to_async(game_record)(game)
     assert "Viel Glück" not in str(record)
     assert [m["text"] for m in await sync_to_async(chat.replay_track)(game)] == ["Viel Glück"]
+
+
+async def test_the_replay_shows_the_chat_at_the_card_it_came_after(stop_runner):
+    from bots.runner import play_bot_turns
+    from games.replay import replay_data
+
+    nora, emil = await sync_to_async(make_players)(("Nora", "Emil"))
+    table = await sync_to_async(make_table)(nora, ["random"] * 4, mode="fair", round_count=2)
+    game = await sync_to_async(start)(table, nora)
+    watcher = await Client.open(table.pk, emil, "Emil")
+    await watcher.send({"type": "chat", "phrase": "sorry"})
+    await next_chat(watcher)
+    await sync_to_async(play_bot_turns)(game.pk)
+    await watcher.send({"type": "chat", "text": "gg"})
+    await next_chat(watcher)
+    game = await sync_to_async(Game.objects.get)(pk=game.pk)
+    track = (await sync_to_async(replay_data)(game))["chat"]
+    assert [(m["text"], m["room"], m["round"], m["card"]) for m in track] == [
+        ("Sorry", "spectators", 0, 0),
+        ("gg", "spectators", 1, 36),  # after the last card of the last round
+    ]

@@ -8,6 +8,7 @@ import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
 import { weisKind } from "./weis.js";
 
 const data = jsonFromScript("replay-data");
+const PHRASES = jsonFromScript("chat-phrases") || {}; // quick phrases in the reader's language, by key
 const app = document.getElementById("replay");
 const POSITIONS = { 0: "top", 3: "left", 1: "right", 2: "bottom" };
 const TEAM_NAMES = [gettext("North & South"), gettext("East & West")];
@@ -264,7 +265,22 @@ function renderSide(rnd) {
     weisPanel(rnd),
     analysisPanel(),
     pairsPanel(),
+    chatPanel(),
   ].filter(Boolean));
+}
+
+/** What was said at the table up to this step (the players' and the spectators' words, as written). */
+function chatPanel() {
+  const said = (data.chat || []).filter((m) => m.round < at.round || (m.round === at.round && m.card <= at.card));
+  if (!(data.chat || []).length) return null;
+  return h("section", { class: "panel panel-compact rp-chat", "data-testid": "replay-chat" },
+    h("h2", { class: "panel-title" }, gettext("Table chat")),
+    said.length
+      ? h("ol", { class: "chat-log" }, said.map((m) => h("li", { class: `chat-line chat-${m.room}`, "data-testid": "replay-chat-line" },
+        h("strong", { class: "chat-from" }, m.from),
+        m.room === "spectators" ? h("span", { class: "chat-room" }, ` (${gettext("watching")})`) : null,
+        ": ", h("span", { class: "chat-text" }, m.phrase && PHRASES[m.phrase] ? PHRASES[m.phrase] : m.text))))
+      : h("p", { class: "muted" }, gettext("Nothing said yet at this point.")));
 }
 
 /** The round's Weis and Stöck said up to this step; after the first trick, who scored (all cards are open here). */
