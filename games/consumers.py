@@ -464,6 +464,11 @@ class TableConsumer(FrameConsumer):
             raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
         await self._move(content, actions)
 
+    async def on_rematch(self, content: dict[str, Any]) -> None:
+        """*Play again*: ``{"type": "rematch", "accept": true}`` offers or accepts, ``false`` refuses."""
+        player = self._person()
+        await database_sync_to_async(service.rematch)(self.table_id, player, content.get("accept"))
+
     # -- chat ---------------------------------------------------------------
 
     async def on_chat(self, content: dict[str, Any]) -> None:
@@ -531,6 +536,7 @@ class TableConsumer(FrameConsumer):
         "back": on_back,
         "ready": on_ready,
         "set_turn_clock": on_set_turn_clock,
+        "rematch": on_rematch,
         "chat": on_chat,
         "chat_history": on_chat_history,
         "mute": on_mute,

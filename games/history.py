@@ -74,3 +74,19 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
         row["opponents"] = teams[1 - my_team]
         row["my_points"], row["their_points"] = points[my_team], points[1 - my_team]
     return row
+
+
+def series(game: Game, most: int = 50) -> list[Game]:
+    """The games the same four played one after another (*Play again*) that ``game`` belongs to, in order."""
+    first = game
+    for _ in range(most):
+        if first.previous_id is None:
+            break
+        first = Game.objects.only("pk", "previous_id").get(pk=first.previous_id)
+    games = [first]
+    while len(games) < most:
+        following = Game.objects.filter(previous_id=games[-1].pk).only("pk", "previous_id").first()
+        if following is None:
+            break
+        games.append(following)
+    return games

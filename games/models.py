@@ -102,6 +102,14 @@ class Table(models.Model):
     # The page of whatever arranges this table's seats and starts its games (a tournament's, "/tournaments/3/"):
     # people may play and leave their game here, but not change seats, start or abandon games.
     managed_by = models.CharField(max_length=200, blank=True)
+    # *Play again* after a game (games/service.py, ``offer_rematch``): {"game": the last game's id, "by": player id,
+    # "by_name", "voters": [the people seated], "accepted": [player ids], "refused_by": player id or null,
+    # "until": epoch ms}; the next game starts when every voter accepted before ``until``.
+    rematch = models.JSONField(null=True, blank=True)
+    # Play now (games/service.py, ``play_now``): a table that waits for people until then, when bots
+    # (``play_now_bot``) fill its empty seats and the game starts; null for any other table.
+    open_until = models.DateTimeField(null=True, blank=True, db_index=True)
+    play_now_bot = models.CharField(max_length=40, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
@@ -179,6 +187,8 @@ class Game(models.Model):
     # {"by": player id, "seat": n, "voters": [player ids], "agreed": [player ids], "refused_by": seat or null,
     #  "until": epoch ms}; the game ends only when every voter agreed before ``until``.
     abandon_vote = models.JSONField(null=True, blank=True)
+    # The game before this one when the same four played again (*Play again*): a series of games.
+    previous = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="next_game")
 
     class Meta:
         ordering = ["-created_at"]

@@ -368,11 +368,13 @@ def _seat_change(table_id: int, actor: Actor | None = None, verb: str = "") -> I
 def take_seat(table_id: int, position: int, player: Player) -> None:
     """Seat ``player`` at an empty position (one seat per person per table)."""
     position = _check_position(position)
-    with _seat_change(table_id) as (_, seats):
+    with _seat_change(table_id) as (table, seats):
         if any(s.player_id == player.pk for s in seats):
             raise ServiceError(ErrorCode.ALREADY_SEATED, gettext("you already have a seat at this table"))
         seat = seats[position]
-        if seat.kind != SeatKind.EMPTY:
+        # At a play-now table a built-in bot gives its seat to a person between games.
+        gives_way = seat.kind == SeatKind.BOT and bool(table.play_now_bot)
+        if seat.kind != SeatKind.EMPTY and not gives_way:
             raise ServiceError(ErrorCode.SEAT_TAKEN, gettext("{seat} is taken").format(seat=seat_name(position)))
         seat.player, seat.bot = player, ""
         seat.save(update_fields=["player", "bot"])
@@ -553,41 +555,52 @@ def start_game(table_id: int, actor: Actor, seed: int | None = None) -> Game:
             raise ServiceError(
                 ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can start a game")
             )
-        empty = [seat_name(s.position) for s in seats if s.kind == SeatKind.EMPTY]
-        if empty:
-            raise ServiceError(
-                ErrorCode.SEATS_EMPTY, gettext("fill every seat first: {seats} empty").format(seats=", ".join(empty))
-            )
-        seed = secrets.randbits(62) if seed is None else seed
-        config = table.config(seed)
-        plan = GamePlan(config)
-        dealt = range(config.round_count) if config.mode == FAIR else range(1)
-        game = new_game(
-            table,
-            config,
-            [plan.deal(i) for i in dealt],
-            [
-                {
-                    "position": s.position,
-                    "player": s.player,
-                    "bot": s.bot,
-                    "remote_url": s.remote_url,
-                    "remote_dialect": s.remote_dialect,
-                    "name": s.player.name if s.player else (s.remote_name or bot_label(s.bot)),
-                }
-                for s in seats
-            ],
-            plan.schedule,
-            points=[0, 0],
-            turn_clock_s=table.turn_clock_s,
-            round_pause_s=table.round_pause_s,
-            standin_bot=table.standin_bot,
-            turn_started_at=timezone.now(),
-            driver=workers.local_worker_id() or "",
-            rated=table.rated and not table.private,
+        return _deal_game(table, seats, seed)
+
+
+def _deal_game(table: Table, seats: list[Seat], seed: int | None = None, previous: Game | None = None) -> Game:
+    """Start a game at a locked table without one: its four seats filled (checked here), dealt from ``seed``;
+    played again after ``previous``, the deal moves on from where that game's last round was dealt."""
+    empty = [seat_name(s.position) for s in seats if s.kind == SeatKind.EMPTY]
+    if empty:
+        raise ServiceError(
+            ErrorCode.SEATS_EMPTY, gettext("fill every seat first: {seats} empty").format(seats=", ".join(empty))
         )
-        _changed(table, game.pk, "started")
-        oplog.game_started(game, seats)
+    seed = secrets.randbits(62) if seed is None else seed
+    config = table.config(seed)
+    last_dealer = previous.deals[-1]["dealer"] if previous is not None and previous.deals else None
+    plan = GamePlan(config, first_dealer=None if last_dealer is None else (last_dealer - 1) % 4)
+    dealt = range(config.round_count) if config.mode == FAIR else range(1)
+    game = new_game(
+        table,
+        config,
+        [plan.deal(i) for i in dealt],
+        [
+            {
+                "position": s.position,
+                "player": s.player,
+                "bot": s.bot,
+                "remote_url": s.remote_url,
+                "remote_dialect": s.remote_dialect,
+                "name": s.player.name if s.player else (s.remote_name or bot_label(s.bot)),
+            }
+            for s in seats
+        ],
+        plan.schedule,
+        points=[0, 0],
+        turn_clock_s=table.turn_clock_s,
+        round_pause_s=table.round_pause_s,
+        standin_bot=table.standin_bot,
+        turn_started_at=timezone.now(),
+        driver=workers.local_worker_id() or "",
+        rated=table.rated and not table.private,
+        previous=previous,
+    )
+    if table.rematch is not None:
+        table.rematch = None
+        table.save(update_fields=["rematch"])
+    _changed(table, game.pk, "started")
+    oplog.game_started(game, seats)
     return game
 
 
@@ -936,6 +949,162 @@ def _abandon(table: Table, game: Game, reason: str) -> None:
     _changed(table, game.pk, "abandoned")
     oplog.game_abandoned(game, list(game.seats.order_by("position")))
     signals.send_in_transaction(signals.game_ended, game=game)
+
+
+# -- playing again -----------------------------------------------------------------
+
+
+def open_rematch(table: Table) -> dict[str, Any] | None:
+    """The table's offer to play again while it is open: not lapsed, nobody refused."""
+    vote = table.rematch
+    if not vote or vote.get("refused_by") is not None:
+        return None
+    return vote if vote["until"] > timezone.now().timestamp() * 1000 else None
+
+
+def rematch(table_id: int, player: Player, accept: object) -> Game | None:
+    """*Play again* after a game: the first to press offers it to the others seated, who accept or refuse.
+
+    The same four seats play the next game as soon as every person seated accepted within
+    ``JASSWEB_REMATCH_SECONDS`` (bots always accept); the deal moves on from where the last game
+    ended. One refusal, or the time running out, and nothing starts. Returns the new game, if it started.
+    """
+    if type(accept) is not bool:
+        raise ServiceError(ErrorCode.BAD_MESSAGE, "'rematch' needs 'accept': true or false")
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        if table.managed_by:
+            raise ServiceError(ErrorCode.MANAGED, gettext("a tournament plays its games by its own schedule"))
+        if running_game(table):
+            raise ServiceError(ErrorCode.GAME_RUNNING, gettext("a game is already running at this table"))
+        last = table.games.order_by("-pk").first()
+        if last is None:
+            raise ServiceError(ErrorCode.NO_GAME, gettext("no game has been played at this table yet"))
+        seats = _seats(table)
+        people = [s.player_id for s in seats if s.player_id is not None]
+        if player.pk not in people:
+            raise ServiceError(ErrorCode.NOT_SEATED, gettext("only the people seated here play again"))
+        vote = open_rematch(table)
+        if vote is None or vote["game"] != last.pk:
+            if not accept:
+                raise ServiceError(ErrorCode.NO_VOTE, gettext("nobody offered to play again (or the offer lapsed)"))
+            until = timezone.now() + timedelta(seconds=settings.JASSWEB_REMATCH_SECONDS)
+            vote = {
+                "game": last.pk,
+                "by": player.pk,
+                "by_name": player.name,
+                "voters": people,
+                "accepted": [],
+                "refused_by": None,
+                "until": round(until.timestamp() * 1000),
+            }
+        if not accept:
+            until = timezone.now() + timedelta(seconds=REFUSAL_SHOWN_S)
+            table.rematch = {**vote, "refused_by": player.pk, "until": round(until.timestamp() * 1000)}
+            table.save(update_fields=["rematch"])
+            _changed(table, None, "rematch")
+            return None
+        vote = {**vote, "accepted": sorted({*vote["accepted"], player.pk})}
+        if all(p in vote["accepted"] for p in people):
+            return _deal_game(table, seats, previous=last)  # clears the offer
+        table.rematch = vote
+        table.save(update_fields=["rematch"])
+        _changed(table, None, "rematch")
+    return None
+
+
+# -- play now ----------------------------------------------------------------------
+
+PLAY_NOW_ROUNDS = 4  # a play-now game: one fair game of four rounds, rated (a quarter of an hour)
+
+
+def _rating(player_ids: list[int]) -> float:
+    """The people's mean rating (OpenSkill's cautious ordinal), 0 for people not rated yet."""
+    from games.models import Competitor
+
+    ordinals = dict(
+        Competitor.objects.filter(key__in=[f"person:{p}" for p in player_ids]).values_list("key", "ordinal")
+    )
+    values = [ordinals.get(f"person:{p}", 0.0) for p in player_ids]
+    return sum(values) / len(values) if values else 0.0
+
+
+def play_now(player: Player, bot: str = "rules") -> Table:
+    """Seat ``player`` at a public table that waits for people, the closest in rating first; or open one
+    that waits ``JASSWEB_PLAY_NOW_WAIT_S`` for others before ``bot`` fills its empty seats and the game starts
+    (``play_now_due``). A person already waiting at such a table is sent back to it."""
+    if bot not in builtin_bots():
+        raise ServiceError(ErrorCode.UNKNOWN_BOT, f"unknown bot {bot!r}; {known_bots()}")
+    now = timezone.now()
+    waiting = Table.objects.filter(open_until__gt=now, private=False, managed_by="", imported=False)
+    mine = waiting.filter(seats__player=player).first()
+    if mine is not None:
+        return mine
+    candidates = []
+    for table in waiting.exclude(games__status=Game.RUNNING).prefetch_related("seats"):
+        seats = list(table.seats.all())
+        if any(s.kind == SeatKind.EMPTY for s in seats):
+            candidates.append((table, [s.player_id for s in seats if s.player_id]))
+    if candidates:
+        me = _rating([player.pk])
+        candidates.sort(key=lambda c: (abs(_rating(c[1]) - me), c[0].pk))
+        for table, _ in candidates:
+            with transaction.atomic():
+                locked = _lock_table(table.pk)
+                seats = _seats(locked)
+                free = [s for s in seats if s.kind == SeatKind.EMPTY]
+                if locked.open_until is None or locked.open_until <= timezone.now() or not free or running_game(locked):
+                    continue  # taken or started meanwhile: the next one
+                free[0].player, free[0].bot = player, ""
+                free[0].save(update_fields=["player", "bot"])
+                if len(free) == 1:  # four people: no need to wait for anyone
+                    locked.open_until = None
+                    locked.save(update_fields=["open_until"])
+                    _deal_game(locked, _seats(locked))
+                else:
+                    _changed(locked, None, "seats")
+            return locked
+    table = create_table(
+        player,
+        name=gettext("{name}'s game").format(name=player.name)[:MAX_TABLE_NAME],
+        mode=FAIR,
+        round_count=PLAY_NOW_ROUNDS,
+        turn_clock_s=60 if 60 in settings.JASSWEB_TURN_CLOCK_CHOICES else 0,
+        rated=True,
+    )
+    with transaction.atomic():
+        locked = _lock_table(table.pk)
+        locked.open_until = timezone.now() + timedelta(seconds=settings.JASSWEB_PLAY_NOW_WAIT_S)
+        locked.play_now_bot = bot
+        locked.save(update_fields=["open_until", "play_now_bot"])
+        Seat.objects.filter(table=locked, position=2).update(player=player)
+        _changed(locked, None, "seats")
+    return locked
+
+
+def play_now_due() -> list[int]:
+    """Start the play-now tables whose wait is over: bots fill their empty seats (a heartbeat's work)."""
+    started = []
+    due = Table.objects.filter(open_until__lte=timezone.now()).values_list("pk", flat=True)
+    for table_id in due:
+        with transaction.atomic():
+            table = _lock_table(table_id)
+            if table.open_until is None or table.open_until > timezone.now():
+                continue
+            table.open_until = None
+            table.save(update_fields=["open_until"])
+            if running_game(table):
+                continue
+            seats = _seats(table)
+            if not any(s.player_id for s in seats):
+                continue  # everyone went: nothing to play
+            for seat in seats:
+                if seat.kind == SeatKind.EMPTY:
+                    seat.bot = table.play_now_bot or "rules"
+                    seat.save(update_fields=["bot"])
+            _deal_game(table, seats)
+            started.append(table_id)
+    return started
 
 
 # -- presence --------------------------------------------------------------------

@@ -459,12 +459,21 @@ def table_part(table: Table, seats: list[Seat], online: list[int]) -> dict[str, 
             "creator": table.created_by.name if table.created_by else None,
         },
         "seats": [_seat_view(s) for s in seats],
+        "rematch": rematch_view(table),
         "online": online,  # the player ids with a connection to this table
         "bots": bot_choices(),
         "trumps": [*TRUMPS, PUSH],
         "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
         "round_pauses": list(ROUND_PAUSES),
     }
+
+
+def rematch_view(table: Table) -> dict[str, Any] | None:
+    """The offer to play again while it is shown: open, or refused a moment ago (``Table.rematch``)."""
+    vote = table.rematch
+    if not vote or vote["until"] <= time.time() * 1000:
+        return None
+    return {key: vote[key] for key in ("by", "by_name", "voters", "accepted", "refused_by", "until")}
 
 
 def table_meta(table: Table, seats: list[Seat]) -> dict[str, Any]:
@@ -595,6 +604,48 @@ def table_view(table_id: int, viewer: Player | None) -> dict[str, Any] | None:
 
 
 # -- the lobby -------------------------------------------------------------------------------------
+
+
+def people_at_tables() -> int:
+    """How many people have a table open now (any server process)."""
+    return Connection.objects.values("player_id").distinct().count()
+
+
+def top_games(count: int = 3) -> list[dict[str, Any]]:
+    """The running public games whose players are rated highest (people and bots alike), to watch."""
+    from games.models import Competitor
+
+    running = list(
+        Game.objects.filter(status=Game.RUNNING, table__private=False, table__imported=False)
+        .select_related("table")
+        .prefetch_related("seats")
+        .order_by("-pk")[:200]
+    )
+    if not running:
+        return []
+
+    def key(seat: GameSeat) -> str:
+        if seat.player_id:
+            return f"person:{seat.player_id}"
+        return f"bot:{seat.bot}" if seat.bot else ""
+
+    keys = {key(s) for g in running for s in g.seats.all()}
+    ordinals = dict(Competitor.objects.filter(key__in=keys).values_list("key", "ordinal"))
+    scored = []
+    for game in running:
+        seats = list(game.seats.all())
+        rating = sum(ordinals.get(key(s), 0.0) for s in seats) / 4
+        scored.append((rating, game.pk, game, seats))
+    scored.sort(key=lambda row: (-row[0], -row[1]))
+    return [
+        {
+            "table": game.table_id,
+            "name": game.table.name,
+            "players": [s.name for s in seats],
+            "rating": round(rating, 1),
+        }
+        for rating, _, game, seats in scored[:count]
+    ]
 
 
 def lobby_tables(viewer: Player | None = None, limit: int = 50) -> list[dict[str, Any]]:

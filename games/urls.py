@@ -12,6 +12,7 @@ urlpatterns = [
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("tables/new/", views.create_table, name="create_table"),
+    path("play-now/", views.play_now, name="play_now"),
     path("tables/<int:table_id>/", views.table, name="table"),
     path("tables/<int:table_id>/seat/", views.seat_action, name="seat_action"),
     path("tables/<int:table_id>/invite/<str:token>/", views.invitation, name="invitation"),

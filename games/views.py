@@ -95,6 +95,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         {
             "player": player_for_request(request),
             "tables": _with_seat_labels(snapshot.lobby_tables(player_for_request(request))),
+            "people_online": snapshot.people_at_tables(),
+            "play_now_wait": settings.JASSWEB_PLAY_NOW_WAIT_S,
+            "top_games": snapshot.top_games(),
             "bots": _bot_choices(),
             "seat_names": [service.seat_name(position) for position in range(4)],
             "turn_clocks": settings.JASSWEB_TURN_CLOCK_CHOICES,
@@ -235,6 +238,25 @@ def create_table(request: HttpRequest) -> HttpResponse:
     return redirect("table", table_id=table.pk)
 
 
+@require_POST
+def play_now(request: HttpRequest) -> HttpResponse:
+    """*Play now*: a seat at a table waiting for people, or a new one that bots fill after a short wait."""
+    player = player_for_request(request)
+    if player is None:
+        messages.error(request, gettext("Choose a nickname or sign in to play."))
+        return redirect("lobby")
+    try:
+        limits.hit("table", person=player.pk, address=limits.request_address(request))
+        table = service.play_now(player, request.POST.get("bot") or "rules")
+    except limits.Limited as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
+    except service.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
 def _enterable_table(request: HttpRequest, table_id: int, player: Player | None) -> Table:
     """The table if the visitor may enter it (``access.may_enter``); a 404 otherwise, as for no table at all."""
     table = access.enterable_table(table_id, player, request.session)
@@ -333,6 +355,7 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "trump_names": TRUMP_NAMES,
             "seat_names": [service.seat_name(position) for position in range(4)],
             "table_url": None if game.table.imported else reverse("table", kwargs={"table_id": game.table_id}),
+            "series": history.series(game),
             "player": player,
             "standins": game.actions.filter(standin=True).count(),
             "pairs": pairs,

@@ -330,6 +330,11 @@ JASSWEB_LIMITS = {
     for name, default in _LIMIT_DEFAULTS.items()
 }
 
+# Seconds an offer to play again (the same four seats) waits for every person seated to accept.
+JASSWEB_REMATCH_SECONDS = int(os.environ.get("JASSWEB_REMATCH_SECONDS", "60"))
+# Seconds a play-now table waits for people before bots fill its empty seats and the game starts.
+JASSWEB_PLAY_NOW_WAIT_S = int(os.environ.get("JASSWEB_PLAY_NOW_WAIT_S", "30"))
+
 # Seconds a person's request to abandon a game with other people in it waits for their agreement.
 JASSWEB_ABANDON_VOTE_SECONDS = int(os.environ.get("JASSWEB_ABANDON_VOTE_SECONDS", "60"))
 

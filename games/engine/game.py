@@ -113,7 +113,8 @@ class GamePlan:
 
     Deals already known (``known_deals``) are used as they are; any later round
     is drawn from the seed. For fair games the schedule is drawn from the seed
-    unless given.
+    unless given. The first dealer is drawn from the seed too, unless given
+    (``first_dealer``: a game played again, where the deal moves on).
     """
 
     __slots__ = ("_deals", "config", "first_dealer", "schedule")
@@ -124,9 +125,15 @@ class GamePlan:
         *,
         schedule: Sequence[int] | None = None,
         known_deals: Sequence[Deal] = (),
+        first_dealer: int | None = None,
     ) -> None:
         self.config = config
-        self.first_dealer = known_deals[0].dealer if known_deals else _rng(config.seed, "dealer").randrange(4)
+        if first_dealer is not None and first_dealer not in range(4):
+            raise InvalidConfigError(f"the first dealer is a seat 0..3, got {first_dealer!r}")
+        if known_deals:
+            self.first_dealer = known_deals[0].dealer
+        else:
+            self.first_dealer = _rng(config.seed, "dealer").randrange(4) if first_dealer is None else first_dealer
         if config.mode == FAIR:
             if schedule is None:
                 schedule = random_schedule(config.round_count, _rng(config.seed, "schedule"))

@@ -60,6 +60,7 @@ let clockDraft = null; // { seconds, bot }: a turn clock chosen and not yet save
 let clockSaving = null; // the clock sent, until the table shows it
 let timeoutSaving = null; // a bot timeout sent and not yet confirmed
 let clockOffset = 0; // the server's clock minus ours (ms), for the turn clock
+let rematchTimer = null; // redraws the result when an offer to play again lapses
 let lastResync = 0;
 let clockTimer = null;
 let voteTimer = null; // hides a request to abandon the game when it lapses
@@ -1331,7 +1332,9 @@ function renderResult() {
         "%(count)s bot faults: missing or wrong answers were replaced by random legal moves.", faults.length), { count: faults.length }, true)} `,
       gettext("The game details list them."))
     : null;
-  const canStart = view.you.can_manage && view.seats.every((s) => s.kind !== "empty");
+  // With other people seated the next game is offered to them (Play again); alone with bots, it just starts.
+  const others = view.seats.some((s) => s.kind === "human" && s.player_id !== view.you.player_id);
+  const canStart = view.you.can_manage && !others && view.seats.every((s) => s.kind !== "empty");
   ui.result.replaceChildren(h("div", { class: "result-card" },
     h("h2", { id: "result-title", "data-testid": "result-title", tabindex: -1 }, resultHeadline(g)),
     h("div", { class: "result-teams" }, teams),
@@ -1340,6 +1343,7 @@ function renderResult() {
       sheetTable(g, gettext("Points per round"))),
     pairs,
     faultNote,
+    others && !view.table.managed_by ? rematchPart() : null,
     h("div", { class: "result-actions" },
       view.table.managed_by ? h("a", { class: "button button-primary", href: view.table.managed_by,
         "data-testid": "tournament-link" }, gettext("Back to the tournament")) : null,
@@ -1350,6 +1354,39 @@ function renderResult() {
       h("button", { type: "button", class: "button button-quiet", "data-testid": "close-result",
         onclick: closeResult }, gettext("Close")))));
   if (appearing) ui.result.querySelector("#result-title").focus();
+}
+
+/** *Play again*: offer the same four seats another game, or answer someone's offer. */
+function rematchPart() {
+  const me = view.you.player_id;
+  const offer = view.rematch && view.rematch.until > Date.now() + clockOffset ? view.rematch : null;
+  const seated = view.you.seat !== null && view.you.seat !== undefined;
+  const button = (label, accept, testid, primary) => h("button", { type: "button", "data-testid": testid,
+    class: `button ${primary ? "button-primary" : "button-quiet"}`, onclick: () => send({ type: "rematch", accept }) }, label);
+  const nameOf = (id) => (view.seats.find((s) => s.player_id === id) || {}).name || "?";
+  let line;
+  let actions = [];
+  if (offer && offer.refused_by !== null) {
+    line = offer.refused_by === me ? gettext("You declined to play again.")
+      : interpolate(gettext("%(name)s declined to play again."), { name: nameOf(offer.refused_by) }, true);
+  } else if (offer) {
+    clearTimeout(rematchTimer); // the offer leaves the page when it lapses
+    rematchTimer = setTimeout(render, Math.max(0, offer.until - (Date.now() + clockOffset)) + 100);
+    const waiting = offer.voters.filter((id) => !offer.accepted.includes(id) && view.seats.some((s) => s.player_id === id));
+    line = offer.by === me ? gettext("You offered to play again.")
+      : interpolate(gettext("%(name)s offers to play again."), { name: offer.by_name }, true);
+    if (waiting.length) {
+      line += ` ${interpolate(gettext("Waiting for %(names)s."), { names: waiting.map(nameOf).join(", ") }, true)}`;
+    }
+    if (seated && !offer.accepted.includes(me)) {
+      actions = [button(gettext("Accept: play again"), true, "rematch-accept", true), button(gettext("Decline"), false, "rematch-decline")];
+    }
+  } else if (seated) {
+    actions = [button(gettext("Play again"), true, "rematch", true)];
+    line = gettext("The same four seats, the deal moving on: it starts when everyone seated accepts within a minute.");
+  }
+  return h("div", { class: "result-rematch", "data-testid": "rematch-part" },
+    line ? h("p", { "data-testid": "rematch-text" }, line) : null, actions.length ? h("div", { class: "result-actions" }, actions) : null);
 }
 
 // -- messages for the user ------------------------------------------------------------------
