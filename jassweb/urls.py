@@ -6,12 +6,15 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
+from jassweb import pwa
 from jassweb.jsi18n import javascript_catalog
 
 urlpatterns = [
     path(settings.JASSWEB_ADMIN_PATH, admin.site.urls),  # the operator's view (games/admin.py)
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language switch
     path("jsi18n/", javascript_catalog, name="javascript-catalog"),  # static/js/i18n.js reads it
+    path("sw.js", pwa.service_worker, name="service_worker"),  # the app's worker, for every page (jassweb/pwa.py)
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("", include("tournaments.urls")),
     path("", include("games.urls")),
 ]

@@ -6,6 +6,7 @@ import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
 import { gettext, interpolate, ngettext, pgettext } from "./i18n.js";
 import { ChatPanel } from "./chat.js";
+import * as notify from "./notify.js";
 import { InviteDialog } from "./invite.js";
 import { ReconnectingSocket } from "./socket.js";
 import { autoStoeck, weisBar, weisNews, weisPanel, weisSummaryLines } from "./weis.js";
@@ -184,6 +185,7 @@ function receive(message) {
     if (typeof message.now === "number") clockOffset = message.now - Date.now();
     applyView(message.view);
     chat.viewChanged(message.view);
+    noticeRematch();
     if (gap && Date.now() - lastResync > RESYNC_GAP_MS) {
       lastResync = Date.now();
       send({ type: "resync" });
@@ -1356,6 +1358,19 @@ function renderResult() {
   if (appearing) ui.result.querySelector("#result-title").focus();
 }
 
+let noticedRematch = null; // the offer to play again this person was told of (its end time)
+
+/** An offer to play again that waits for this person's answer: a background page tells them. */
+function noticeRematch() {
+  const offer = view.rematch;
+  const me = view.you.player_id;
+  if (!offer || offer.refused_by !== null || offer.accepted.includes(me) || !offer.voters.includes(me)) return;
+  if (noticedRematch === offer.until) return;
+  noticedRematch = offer.until;
+  notify.waiting(gettext("Play again?"), interpolate(gettext("%(name)s offers to play again."), { name: offer.by_name }, true),
+    { tag: `rematch-${view.table.id}` });
+}
+
 /** *Play again*: offer the same four seats another game, or answer someone's offer. */
 function rematchPart() {
   const me = view.you.player_id;
@@ -1408,10 +1423,13 @@ function announceTurn() {
   const g = game();
   const key = running() && g.player === mySeat() ? `${g.id}:${g.seq}` : null;
   if (key && key !== lastAnnouncedTurn) {
-    announce(g.phase === "trump" ? gettext("Your turn: choose trump.") : gettext("Your turn."));
+    const said = g.phase === "trump" ? gettext("Your turn: choose trump.") : gettext("Your turn.");
+    announce(said);
     document.title = `● ${gettext("Your turn")} · ${view.table.name}`;
+    notify.waiting(gettext("Your turn"), `${view.table.name}: ${said}`, { tag: `turn-${view.table.id}`, sound: true });
   } else if (!key) {
     document.title = `${view.table.name} · Jassweb`;
+    notify.settled();
   }
   lastAnnouncedTurn = key;
 }
@@ -1442,3 +1460,5 @@ for (const button of app.querySelectorAll("[data-copy-from]")) {
 }
 
 render();
+
+notify.controls(app);

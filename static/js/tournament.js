@@ -3,6 +3,7 @@
 
 import { postForm } from "./csrf.js";
 import { gettext, interpolate } from "./i18n.js";
+import * as notify from "./notify.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const page = document.getElementById("tournament");
@@ -20,7 +21,20 @@ function personalise() {
   for (const form of livePart.querySelectorAll("form[data-managers]")) form.hidden = !(owner || mine(form, "managers"));
   const ready = tables.find((note) => !note.hidden);
   document.title = (ready ? "● " : "") + document.title.replace(/^● /, "");
+  if (!ready) {
+    notify.settled();
+    return;
+  }
+  const link = ready.querySelector("a");
+  if (told !== link.getAttribute("href")) {
+    told = link.getAttribute("href");
+    const round = ready.dataset.round;
+    notify.waiting(interpolate(gettext("Round %(number)s: your table is ready"), { number: round }, true),
+      page.querySelector("h1").textContent, { url: told, tag: `tournament-${page.dataset.id}` });
+  }
 }
+
+let told = null; // the table this person was last told of
 
 function setLive(state) {
   liveDot.dataset.live = String(state === "open");
@@ -118,3 +132,5 @@ if (botForm) {
 }
 
 personalise();
+
+notify.controls(page);
