@@ -26,7 +26,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import access, bothooks, limits, service, snapshot, states
+from games import access, bothooks, limits, metrics, service, snapshot, states
 from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.errors import ErrorCode
@@ -293,6 +293,7 @@ class TableConsumer(FrameConsumer):
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
         _live.add(self)
+        metrics.socket_opened("table")
         bothooks.driver().ensure_started()
         await self.accept()
         self.version = self.public.version
@@ -302,7 +303,9 @@ class TableConsumer(FrameConsumer):
             bothooks.driver().wake(meta["id"])  # a game that lost its driver (a restart) is driven again
 
     async def disconnect(self, code: int) -> None:
-        _live.discard(self)
+        if self in _live:
+            _live.discard(self)
+            metrics.socket_closed("table")
         probe = getattr(self, "probe", None)
         if probe is not None:
             probe.cancel()
@@ -592,12 +595,15 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)
+        metrics.socket_opened("lobby")
         tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
         await self.send_json({"type": "tables", "tables": tables})
         bothooks.driver().ensure_started()
 
     async def disconnect(self, code: int) -> None:
-        _lobby_watchers.discard(self)
+        if self in _lobby_watchers:
+            _lobby_watchers.discard(self)
+            metrics.socket_closed("lobby")
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
