@@ -37,6 +37,10 @@ from games.service import ServiceError
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
+# The close code of a server that stops: pages reconnect (through the balancer, to another server). The
+# protocol's own 1012 (service restart) is refused by daphne's websocket library, which lets a server send
+# only 1000 and 3000-4999.
+SERVICE_RESTART = 4012
 MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
@@ -280,12 +284,15 @@ class TableConsumer(FrameConsumer):
         self.noted = False  # this connection is noted for presence
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
+        if _refusing["new"]:
+            await self.close(code=SERVICE_RESTART)  # this server stops: the page connects to another one
+            return
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
-        if opened is None:
+        if not isinstance(opened, tuple):  # no table here (4404), or this server stops
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.close(code=4404)
+            await self.close(code=4404 if opened is None else SERVICE_RESTART)
             return
         self.player, self.public = opened
         self.address = limits.scope_address(self.scope)
@@ -560,8 +567,13 @@ async def _over_message_budget(player_id: int | None, address: str) -> limits.Li
     return refused
 
 
-def _open(table_id: int, scope: Mapping[str, Any], channel_name: str) -> tuple[Player | None, snapshot.Public] | None:
-    """A new connection: the table (None if there is none to play at), who connects, noted as online."""
+def _open(
+    table_id: int, scope: Mapping[str, Any], channel_name: str
+) -> tuple[Player | None, snapshot.Public] | int | None:
+    """A new connection: the table (None if there is none to play at), who connects, noted as online;
+    ``SERVICE_RESTART`` once this server stops (its driver no longer holds a lease to note a connection under)."""
+    if _refusing["new"]:
+        return SERVICE_RESTART
     player = player_for_scope(scope)
     table = access.enterable_table(table_id, player, scope.get("session"))
     if table is None or table.imported:  # a private table is refused like a missing one
@@ -590,6 +602,9 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     """The lobby's live list of tables: rendered once per burst of changes for all its watchers."""
 
     async def connect(self) -> None:
+        if _refusing["new"]:
+            await self.close(code=SERVICE_RESTART)
+            return
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         self.address = limits.scope_address(self.scope)
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
@@ -619,6 +634,31 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
 
 _lobby_watchers: set[LobbyConsumer] = set()
+
+
+_refusing = {"new": False}  # this server stops: new sockets are sent elsewhere
+
+
+def refuse_new_sockets() -> None:
+    """A stopping server: every socket that opens from now on is told to reconnect (to another server)."""
+    _refusing["new"] = True
+
+
+def open_sockets() -> int:
+    """The websockets this process holds now (tables and lobby)."""
+    return len(_live) + len(_lobby_watchers)
+
+
+async def ask_to_reconnect() -> int:
+    """A stopping server: close every socket with ``SERVICE_RESTART`` (the pages reconnect at once, to a server
+    that runs); return how many were asked."""
+    sockets: list[NoDatabaseDispatch] = [*_live, *_lobby_watchers]
+    for socket in sockets:
+        try:
+            await socket.close(code=SERVICE_RESTART)
+        except Exception:  # one socket that is gone already must not keep the others open
+            log.exception("stopping: could not close %s", socket.channel_name)
+    return len(sockets)
 
 
 class LobbyRender:

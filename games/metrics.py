@@ -43,8 +43,9 @@ OPEN_SOCKETS = Gauge(
 )
 LEASES_TAKEN = Counter(
     "jassweb_leases_taken_over",
-    "Running games this process took over (from: dead, a worker whose lease ran out; handed_back, a game a "
-    "stopping server let go; restart, an earlier run's games at start)",
+    "Running games this process took over (dead: a worker whose lease ran out; handed_back: found without a "
+    "driver at a heartbeat; restart: an earlier run's games at start; claimed: at once, told by a stopping server "
+    "or when someone opened the table)",
     ["source"],
 )
 BOT_ANSWER = Histogram(

@@ -51,13 +51,18 @@ def register() -> str:
     return _local_id
 
 
-def unregister() -> None:
-    """Hand this process's games back at once (a clean shutdown): others may take them at their next look."""
+def unregister() -> tuple[list[int], list[str]]:
+    """Hand this process's games back at once (a clean shutdown): (those games, the live workers to tell, who
+    may take them now)."""
     global _local_id
     worker_id, _local_id = _local_id, None
-    if worker_id is not None:
-        Game.objects.filter(driver=worker_id, status=Game.RUNNING).update(driver="")
+    if worker_id is None:
+        return [], []
+    with transaction.atomic():
+        games = list(Game.objects.filter(driver=worker_id, status=Game.RUNNING).values_list("pk", flat=True))
+        Game.objects.filter(pk__in=games, driver=worker_id).update(driver="")
         Worker.objects.filter(pk=worker_id).delete()
+    return games, list(_alive_workers().values_list("id", flat=True))
 
 
 def forget_local_id() -> None:
@@ -87,7 +92,7 @@ def claim(game_id: int) -> bool:
             .exclude(driver__in=_alive_workers())
             .update(driver=me)
         )
-    metrics.leases_taken("woken", updated)
+    metrics.leases_taken("claimed", updated)
     return bool(updated) or Game.objects.filter(pk=game_id, status=Game.RUNNING, driver=me).exists()
 
 
