@@ -282,11 +282,11 @@ class TableConsumer(FrameConsumer):
         self.public: snapshot.Public | None = None
         self.probe = None
         self.noted = False  # this connection is noted for presence
-        # Subscribe before reading the state, so that no event falls between the two; then one trip to the
-        # database (a busy server's database thread is a queue) for the table, the person, and their presence.
         if _refusing["new"]:
             await self.close(code=SERVICE_RESTART)  # this server stops: the page connects to another one
             return
+        # Subscribe before reading the state, so that no event falls between the two; then one trip to the
+        # database (a busy server's database thread is a queue) for the table, the person, and their presence.
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
