@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# Every process of the server (daphne, its bot processes) writes its Prometheus series here; /metrics sums
+# them. Emptied at each start: `make run` is the only server of this checkout.
+METRICS_DIR ?= $(CURDIR)/.metrics
 
 .PHONY: run test test-fast lint bench clean
 
@@ -24,7 +27,8 @@ run: $(VENV)/.runtime-installed
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python -m bots.think
-	$(BIN)/daphne -b $(HOST) -p $(PORT) jassweb.asgi:application
+	rm -rf $(METRICS_DIR) && mkdir -p $(METRICS_DIR)
+	PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) $(BIN)/daphne -b $(HOST) -p $(PORT) jassweb.asgi:application
 
 # Two workers (pytest-xdist), a test file to each: live servers, browsers and bot games wait as much
 # as they compute, and a module's server starts once. The files are dealt dearest first, by what
@@ -49,4 +53,4 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis staticfiles
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis staticfiles .metrics

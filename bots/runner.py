@@ -499,6 +499,8 @@ class Driver:
         self._missed: set[int] = set()  # games being taken that changed while their state was read
         self._background: set[asyncio.Task[object]] = set()
         self._analysing: set[int] = set()
+        self._retired: BotPlayer | None = None  # the bot clients of a driver that handed its games over
+        self._final = False  # the server stops: never drive again in this process (``hand_over(final=True)``)
         self._lock = threading.Lock()
         self.worker_id: str | None = None
 
@@ -508,7 +510,7 @@ class Driver:
         """Attach to the running event loop (the server's): register, listen, beat; idempotent."""
         loop = asyncio.get_running_loop()
         with self._lock:
-            if self._loop is loop:
+            if self._loop is loop or self._final:
                 return
             self._loop = loop
             self._games, self._taking, self._analysing, self._missed = {}, {}, set(), set()
@@ -522,14 +524,33 @@ class Driver:
             self.spawn(_start_pool(), "bot-pool-start")  # workers load the kernels before the first move
 
     async def stop(self) -> None:
-        """Stop driving (server shutdown, the end of a test's event loop); the games' leases lapse."""
+        """Stop driving (server shutdown, the end of a test's event loop): hand the games over, then close the
+        bot clients and send the last events."""
+        await self.hand_over()
+        player, self._retired = self._retired, None
+        if player is not None:
+            await _within_grace(player.client.aclose(), "closing the HTTP client")
+            if player.thinkers is not None:
+                await _within_grace(player.thinkers.close(), "closing the thinkers")
+        await _within_grace(publisher.detach(), "sending the last events")
+        self.worker_id = None
+
+    async def hand_over(self, final: bool = False) -> None:
+        """Stop driving and hand every game back at once, telling the other drivers, who take them over now
+        rather than when the lease would have run out (the first part of ``stop``; a stopping server's first).
+
+        ``final``: this process stops; a request or socket that still comes does not start the driver again
+        (it would take back the games it just handed over)."""
         service.remove_listener(self._on_change)
         with self._lock:
+            self._final = self._final or final
             tasks = [t for t in self._background if not t.done()]
             tasks += [g.task for g in self._games.values() if g.task is not None]
             tasks += list(self._taking.values())
             games, self._games, self._taking, self._background = list(self._games.values()), {}, {}, set()
             player, self._player, self._loop = self._player, None, None
+            if player is not None:
+                self._retired = player
         for game in games:
             game._cancel_timers()
         loop = asyncio.get_running_loop()
@@ -544,14 +565,13 @@ class Driver:
                 log.warning(
                     "stopping: task %s did not end within %s s\n%s", task.get_name(), STOP_GRACE_S, where.getvalue()
                 )
-        if player is not None:
-            await _within_grace(player.client.aclose(), "closing the HTTP client")
-            if player.thinkers is not None:
-                await _within_grace(player.thinkers.close(), "closing the thinkers")
-        await _within_grace(publisher.detach(), "sending the last events")
-        with contextlib.suppress(Exception):
-            await database_sync_to_async(workers.unregister)()
-        self.worker_id = None
+        # A move in flight was committed by now (the database thread runs one thing at a time, in order).
+        handed: tuple[list[int], list[str]] = ([], [])
+        try:
+            handed = await database_sync_to_async(workers.unregister)()
+        except Exception:
+            log.exception("stopping: could not hand the games back; other servers take them when the lease ends")
+        await _within_grace(_hand_over(*handed), "telling the other servers")
 
     def spawn(self, coroutine: Coroutine[Any, Any, _T], name: str) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(coroutine, name=name)
@@ -619,6 +639,9 @@ class Driver:
                 continue
             if message.get("type") == "driver.change":
                 self._handle(service.Change.from_message(message))
+            elif message.get("type") == "driver.handover":
+                for game_id in message.get("games", []):
+                    self.wake(game_id)  # the first driver to claim it drives it
 
     # -- games -------------------------------------------------------------------------------------
 
@@ -705,6 +728,16 @@ class Driver:
     def driving(self) -> list[int]:
         """The games this process drives now (tests and the status of a server)."""
         return sorted(self._games)
+
+
+async def _hand_over(games: list[int], others: list[str]) -> None:
+    """Tell every live driver which games this stopping one handed back: the first to claim one drives it."""
+    layer = get_channel_layer()
+    if layer is None or not games:
+        return
+    for worker_id in others:
+        await layer.send(workers.driver_channel(worker_id), {"type": "driver.handover", "games": games})
+    log.info("stopping: handed %s games back, told %s other servers", len(games), len(others), extra={"games": games})
 
 
 def _thinkers() -> RemoteThinkers | None:

@@ -28,6 +28,7 @@ from channels.consumer import SyncConsumer
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 from bots import think
+from games import metrics
 from games.engine import Action
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,7 @@ class RemoteThinkers:
         except TimeoutError:
             self._pending.pop(number, None)
             self.fallbacks += 1
+            metrics.THINKER_FALLBACKS.labels(turn.bot).inc()
             log.warning("no thinker answered for game %s move %s in time; the rule bot moves", turn.game_id, turn.seq)
             return think.think(FALLBACK_BOT, turn.observation, (turn.seed, turn.seq, turn.seat))
 
@@ -123,7 +125,9 @@ class ThinkConsumer(SyncConsumer):
         from asgiref.sync import async_to_sync
 
         obs = think.observation_from_data(message["observation"])
+        started = time.perf_counter()
         action = think.think(message["bot"], obs, tuple(message["seed"]), message.get("deadline"))
+        metrics.THOUGHT.labels(message["bot"]).observe(time.perf_counter() - started)
         async_to_sync(self.channel_layer.send)(
             message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
         )

@@ -26,7 +26,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import access, bothooks, chat, limits, service, snapshot, states
+from games import access, bothooks, chat, limits, metrics, service, snapshot, states
 from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.errors import ErrorCode
@@ -37,6 +37,10 @@ from games.service import ServiceError
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
+# The close code of a server that stops: pages reconnect (through the balancer, to another server). The
+# protocol's own 1012 (service restart) is refused by daphne's websocket library, which lets a server send
+# only 1000 and 3000-4999.
+SERVICE_RESTART = 4012
 MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
@@ -279,14 +283,17 @@ class TableConsumer(FrameConsumer):
         self.probe = None
         self.muted: set[int] = set()  # the people whose messages this connection's person muted
         self.noted = False  # this connection is noted for presence
+        if _refusing["new"]:
+            await self.close(code=SERVICE_RESTART)  # this server stops: the page connects to another one
+            return
         # Subscribe before reading the state, so that no event falls between the two; then one trip to the
         # database (a busy server's database thread is a queue) for the table, the person, and their presence.
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         opened = await database_sync_to_async(_open)(self.table_id, self.scope, self.channel_name)
-        if opened is None:
+        if not isinstance(opened, tuple):  # no table here (4404), or this server stops
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.close(code=4404)
+            await self.close(code=4404 if opened is None else SERVICE_RESTART)
             return
         self.player, self.public, self.muted = opened
         self.address = limits.scope_address(self.scope)
@@ -294,6 +301,7 @@ class TableConsumer(FrameConsumer):
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
         _live.add(self)
+        metrics.socket_opened("table")
         bothooks.driver().ensure_started()
         await self.accept()
         self.version = self.public.version
@@ -303,7 +311,9 @@ class TableConsumer(FrameConsumer):
             bothooks.driver().wake(meta["id"])  # a game that lost its driver (a restart) is driven again
 
     async def disconnect(self, code: int) -> None:
-        _live.discard(self)
+        if self in _live:
+            _live.discard(self)
+            metrics.socket_closed("table")
         probe = getattr(self, "probe", None)
         if probe is not None:
             probe.cancel()
@@ -614,9 +624,12 @@ async def _over_message_budget(player_id: int | None, address: str) -> limits.Li
 
 def _open(
     table_id: int, scope: Mapping[str, Any], channel_name: str
-) -> tuple[Player | None, snapshot.Public, set[int]] | None:
+) -> tuple[Player | None, snapshot.Public, set[int]] | int | None:
     """A new connection: the table (None if there is none to play at), who connects, noted as online, and
-    whom they muted in the chat."""
+    whom they muted in the chat; ``SERVICE_RESTART`` once this server stops (its driver no longer holds a
+    lease to note a connection under)."""
+    if _refusing["new"]:
+        return SERVICE_RESTART
     player = player_for_scope(scope)
     table = access.enterable_table(table_id, player, scope.get("session"))
     if table is None or table.imported:  # a private table is refused like a missing one
@@ -645,17 +658,23 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
     """The lobby's live list of tables: rendered once per burst of changes for all its watchers."""
 
     async def connect(self) -> None:
+        if _refusing["new"]:
+            await self.close(code=SERVICE_RESTART)
+            return
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         self.address = limits.scope_address(self.scope)
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)
+        metrics.socket_opened("lobby")
         tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
         await self.send_json({"type": "tables", "tables": tables})
         bothooks.driver().ensure_started()
 
     async def disconnect(self, code: int) -> None:
-        _lobby_watchers.discard(self)
+        if self in _lobby_watchers:
+            _lobby_watchers.discard(self)
+            metrics.socket_closed("lobby")
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
@@ -671,6 +690,31 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
 
 
 _lobby_watchers: set[LobbyConsumer] = set()
+
+
+_refusing = {"new": False}  # this server stops: new sockets are sent elsewhere
+
+
+def refuse_new_sockets() -> None:
+    """A stopping server: every socket that opens from now on is told to reconnect (to another server)."""
+    _refusing["new"] = True
+
+
+def open_sockets() -> int:
+    """The websockets this process holds now (tables and lobby)."""
+    return len(_live) + len(_lobby_watchers)
+
+
+async def ask_to_reconnect() -> int:
+    """A stopping server: close every socket with ``SERVICE_RESTART`` (the pages reconnect at once, to a server
+    that runs); return how many were asked."""
+    sockets: list[NoDatabaseDispatch] = [*_live, *_lobby_watchers]
+    for socket in sockets:
+        try:
+            await socket.close(code=SERVICE_RESTART)
+        except Exception:  # one socket that is gone already must not keep the others open
+            log.exception("stopping: could not close %s", socket.channel_name)
+    return len(sockets)
 
 
 class LobbyRender:

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext, gettext_lazy
 
+from games import metrics
 from games.errors import ErrorCode
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
@@ -101,6 +102,7 @@ class Limited(Exception):
 
     def __init__(self, name: str, scope: str, rate: Rate, retry_after: int) -> None:
         self.name, self.scope, self.rate, self.retry_after = name, scope, rate, retry_after
+        metrics.limit_refused(name, scope)  # every refusal makes one of these, and nothing else does
         if retry_after < 120:
             wait = gettext("{seconds} s").format(seconds=retry_after)
         else:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from games import fastpath, oplog, signals, snapshot, states, stats, workers
+from games import fastpath, metrics, oplog, signals, snapshot, states, stats, workers
 from games.catalogue import (
     BOT_KINDS,
     DIALECTS,
@@ -601,6 +602,8 @@ def _deal_game(table: Table, seats: list[Seat], seed: int | None = None, previou
         table.save(update_fields=["rematch"])
     _changed(table, game.pk, "started")
     oplog.game_started(game, seats)
+    managed_by = table.managed_by
+    transaction.on_commit(lambda: metrics.game_started(managed_by))
     return game
 
 
@@ -639,6 +642,7 @@ def submit(
     handful of statements, and the table's view after the move is built from
     the state in memory, once, for all its watchers.
     """
+    started = time.perf_counter()
     seat = _check_position(seat)
     if not isinstance(action, EngineAction):
         raise ServiceError(ErrorCode.BAD_ACTION, f"not an action: {action!r}")
@@ -685,10 +689,12 @@ def submit(
             game.status, game.winner, game.finished_at = Game.FINISHED, after.winner, now
             fields += ["status", "winner", "finished_at"]
         fastpath.update_game(game, fields)
+        managed_by: str | None = None  # what arranges the table, for the count of games ended (read at the end only)
         if after.over:
             stats.record_game_end(game, after)  # summary rows and ratings commit with the game's end
             oplog.game_finished(game, seats)
             signals.send_in_transaction(signals.game_ended, game=game)
+            managed_by = Table.objects.filter(pk=table_id).values_list("managed_by", flat=True).first() or ""
         game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:
             reason, ended = "finished", after.round_index
@@ -708,6 +714,9 @@ def submit(
         def committed() -> None:
             states.remember(game.pk, game.seed, seq + 1, after)
             _after_commit(table_id, watchers, change)
+            metrics.move_committed("bot" if actor.bot else "person", time.perf_counter() - started)
+            if managed_by is not None:
+                metrics.game_ended(managed_by, Game.FINISHED)
 
         transaction.on_commit(committed)
     return after
@@ -794,7 +803,9 @@ def _note_bot_answer(game: Game, game_seat: SeatFields, seq: int, state: GameSta
     if report.latency_ms is not None:
         game_seat.last_latency_ms = report.latency_ms
         fields.append("last_latency_ms")
+        metrics.bot_answered(bool(game_seat.remote_url) and not report.standin, report.latency_ms / 1000)
     if report.fault_kind:
+        metrics.bot_fault(report.fault_kind)
         Fault.objects.create(
             game=game,
             seat=game_seat.position,
@@ -836,6 +847,7 @@ def record_fault(game_id: int, seat: int, round_index: int, kind: str, detail: s
         )
         GameSeat.objects.filter(game=game, position=seat).update(fault_count=F("fault_count") + 1)
         _changed(table, game.pk, "fault")
+        metrics.bot_fault(kind)
         oplog.bot_fault(
             game, GameSeat.objects.get(game=game, position=seat), kind, detail, round_index, None, latency_ms
         )
@@ -949,6 +961,8 @@ def _abandon(table: Table, game: Game, reason: str) -> None:
     _changed(table, game.pk, "abandoned")
     oplog.game_abandoned(game, list(game.seats.order_by("position")))
     signals.send_in_transaction(signals.game_ended, game=game)
+    managed_by = table.managed_by
+    transaction.on_commit(lambda: metrics.game_ended(managed_by, Game.ABANDONED))
 
 
 # -- playing again -----------------------------------------------------------------

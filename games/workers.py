@@ -20,6 +20,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from games import metrics
 from games.models import Connection, Game, Worker
 
 HEARTBEAT_SECONDS = 2.0
@@ -50,13 +51,18 @@ def register() -> str:
     return _local_id
 
 
-def unregister() -> None:
-    """Hand this process's games back at once (a clean shutdown): others may take them at their next look."""
+def unregister() -> tuple[list[int], list[str]]:
+    """Hand this process's games back at once (a clean shutdown): (those games, the live workers to tell, who
+    may take them now)."""
     global _local_id
     worker_id, _local_id = _local_id, None
-    if worker_id is not None:
-        Game.objects.filter(driver=worker_id, status=Game.RUNNING).update(driver="")
+    if worker_id is None:
+        return [], []
+    with transaction.atomic():
+        games = list(Game.objects.filter(driver=worker_id, status=Game.RUNNING).values_list("pk", flat=True))
+        Game.objects.filter(pk__in=games, driver=worker_id).update(driver="")
         Worker.objects.filter(pk=worker_id).delete()
+    return games, list(_alive_workers().values_list("id", flat=True))
 
 
 def forget_local_id() -> None:
@@ -86,6 +92,7 @@ def claim(game_id: int) -> bool:
             .exclude(driver__in=_alive_workers())
             .update(driver=me)
         )
+    metrics.leases_taken("claimed", updated)
     return bool(updated) or Game.objects.filter(pk=game_id, status=Game.RUNNING, driver=me).exists()
 
 
@@ -97,7 +104,9 @@ def claim_orphans() -> list[int]:
     )
     if candidates:
         Game.objects.filter(pk__in=candidates).exclude(driver__in=_alive_workers()).update(driver=me)
-    return list(Game.objects.filter(pk__in=candidates, driver=me).values_list("pk", flat=True))
+    taken = list(Game.objects.filter(pk__in=candidates, driver=me).values_list("pk", flat=True))
+    metrics.leases_taken("restart", len(taken))
+    return taken
 
 
 def reap() -> tuple[list[int], list[int]]:
@@ -120,6 +129,7 @@ def reap() -> tuple[list[int], list[int]]:
     if unclaimed:
         Game.objects.filter(pk__in=unclaimed, driver="").update(driver=me)
         taken += list(Game.objects.filter(pk__in=unclaimed, driver=me).values_list("pk", flat=True))
+        metrics.leases_taken("handed_back", len(taken))
     if not dead:
         return taken, []
     tables: set[int] = set()
@@ -128,7 +138,9 @@ def reap() -> tuple[list[int], list[int]]:
             ids = list(Game.objects.filter(driver=worker_id, status=Game.RUNNING).values_list("pk", flat=True))
             if ids:
                 Game.objects.filter(pk__in=ids, driver=worker_id).update(driver=me)
-                taken += list(Game.objects.filter(pk__in=ids, driver=me).values_list("pk", flat=True))
+                theirs = list(Game.objects.filter(pk__in=ids, driver=me).values_list("pk", flat=True))
+                metrics.leases_taken("dead", len(theirs))
+                taken += theirs
             tables |= set(Connection.objects.filter(worker_id=worker_id).values_list("table_id", flat=True))
             Worker.objects.filter(pk=worker_id).delete()  # its connections go with it (cascade)
     return taken, sorted(tables)

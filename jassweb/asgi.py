@@ -20,6 +20,7 @@ from django.urls import get_resolver  # noqa: E402
 from bots.thinkers import CHANNEL as THINK_CHANNEL  # noqa: E402
 from bots.thinkers import ThinkConsumer  # noqa: E402
 from games.consumers import MAX_FRAME  # noqa: E402
+from jassweb import shutdown  # noqa: E402
 from jassweb.routing import websocket_urlpatterns  # noqa: E402
 from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
 
@@ -36,6 +37,7 @@ async def http_application(scope: Any, receive: Any, send: Any) -> None:
     tournament at its time) before anyone opens a websocket: a load balancer's /healthz is enough.
     """
     bothooks.driver().ensure_started()
+    shutdown.install()  # SIGTERM: stop accepting, hand the games over, send the sockets elsewhere, exit
     await django_asgi_app(scope, receive, send)
 
 

@@ -232,11 +232,16 @@ def _response(status: int, report: dict[str, Any]) -> HttpResponse:
     return response
 
 
-class HealthMiddleware:
-    """Answer ``GET /healthz`` (and HEAD) with the checks; pass everything else on."""
+class AnswerFirstMiddleware:
+    """Answer ``GET`` (and HEAD) of one path before the rest of the chain; pass everything else on.
+
+    First in the chain: before host validation, the HTTPS redirect and sessions, as load balancers
+    and Prometheus reach the servers by address over plain HTTP.
+    """
 
     sync_capable = True
     async_capable = True
+    path = ""
 
     def __init__(self, get_response: Callable) -> None:
         self.get_response = get_response
@@ -244,14 +249,26 @@ class HealthMiddleware:
         if self.is_async:
             markcoroutinefunction(self)
 
+    async def answer(self, request: HttpRequest) -> HttpResponse:
+        raise NotImplementedError
+
     def __call__(self, request: HttpRequest):
         if self.is_async:
             return self._acall(request)
-        if request.path == PATH:
-            return _response(*async_to_sync(health)())
+        if request.path == self.path:
+            return async_to_sync(self.answer)(request)
         return self.get_response(request)
 
     async def _acall(self, request: HttpRequest) -> HttpResponse:
-        if request.path == PATH:
-            return _response(*await health())
+        if request.path == self.path:
+            return await self.answer(request)
         return await self.get_response(request)
+
+
+class HealthMiddleware(AnswerFirstMiddleware):
+    """Answer ``GET /healthz`` (and HEAD) with the checks."""
+
+    path = PATH
+
+    async def answer(self, request: HttpRequest) -> HttpResponse:
+        return _response(*await health())

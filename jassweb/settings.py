@@ -10,6 +10,7 @@ channel layer, one process. Scale out by setting ``DATABASE_URL``
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import environ
@@ -68,6 +69,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # /healthz for load balancers answers before host checks, HTTPS redirects and sessions (jassweb/health.py).
     "jassweb.health.HealthMiddleware",
+    # /metrics for Prometheus, likewise by address over plain HTTP, behind its token (jassweb/metrics.py).
+    "jassweb.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -278,6 +281,22 @@ STORAGES = {
 # Files not collected yet are found in static/ (tests, a bare daphne); collected ones come with .gz/.br.
 WHITENOISE_USE_FINDERS = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# /metrics (jassweb/metrics.py) answers `Authorization: Bearer <token>`; with no token, only in development.
+# Every process of a machine writes its series to PROMETHEUS_MULTIPROC_DIR (read by prometheus-client itself).
+JASSWEB_METRICS_TOKEN = env.str("JASSWEB_METRICS_TOKEN", default="")
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if _metrics_dir:
+    try:
+        os.makedirs(_metrics_dir, exist_ok=True)
+        if not os.access(_metrics_dir, os.W_OK | os.X_OK):
+            raise PermissionError(f"cannot write to {_metrics_dir}")
+    except OSError as exc:
+        # A move must never fail for its counter: this process keeps its series to itself instead.
+        warnings.warn(
+            f"PROMETHEUS_MULTIPROC_DIR={_metrics_dir!r} is unusable ({exc}); metrics stay per process", stacklevel=1
+        )
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
 
 # The operator's view (games/admin.py): `manage.py createsuperuser`, then log in at this path.
 JASSWEB_ADMIN_PATH = env.str("JASSWEB_ADMIN_PATH", default="admin/")

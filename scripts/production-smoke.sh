@@ -9,7 +9,8 @@
 #
 # Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (each person's
 # websocket on another daphne), the record passes `importgame`'s checks, /healthz answers 200 on each
-# server and through nginx, and everything is stopped and removed again. Exit 0 when all of it held.
+# server and through nginx, /metrics (with its token, through nginx and on each server) counts every move once
+# over all processes, and everything is stopped and removed again. Exit 0 when all of it held.
 # Needs nginx and openssl (scripts/test-prerequisites.sh installs them), PostgreSQL and Redis on loopback.
 set -euo pipefail
 
@@ -105,6 +106,8 @@ export REDIS_URL="$REDIS"
 export JASSWEB_CHANNEL_PREFIX="smoke-$SUFFIX"
 export JASSWEB_STATIC_ROOT="$WORK/staticfiles"
 export JASSWEB_BOT_DELAY_MS=0
+export PROMETHEUS_MULTIPROC_DIR="$WORK/metrics"  # the units' /run/jassweb-metrics
+export JASSWEB_METRICS_TOKEN="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(24))')"
 unset DJANGO_SETTINGS_MODULE
 cd "$ROOT"
 
@@ -188,6 +191,8 @@ say "playing a Fair game of $ROUNDS rounds: Anna and Beat (websockets through ng
 "$PY" scripts/smoke_play.py --base "https://127.0.0.1:$HTTPS" --plain "http://127.0.0.1:$HTTP" \
   --ca "$WORK/nginx/cert.pem" --database "${POSTGRES_DSN%/*}/$DB_NAME" --record "$WORK/record.json" \
   --rounds "$ROUNDS" | tee "$WORK/played.json"
+"$PY" scripts/smoke_metrics.py "https://127.0.0.1:$HTTPS" "$WORK/nginx/cert.pem" "${POSTGRES_DSN%/*}/$DB_NAME" \
+  "http://127.0.0.1:$WEB1" "http://127.0.0.1:$WEB2" || fail "/metrics"
 imported="$("$PY" manage.py importgame "$WORK/record.json" --private --name "Smoke record" 2>&1)" \
   || fail "the game's record does not pass importgame's checks: $imported"
 say "the record passes importgame's checks: $imported"

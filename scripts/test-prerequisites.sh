@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What `make test` needs besides Python packages: Debian's Chromium for the browser
-# tests, nginx and openssl for the production smoke test, and the local Redis and
-# PostgreSQL (started if they are installed but down).
+# tests, nginx and openssl for the production smoke test, PostgreSQL's client tools for
+# the restore drill, and the local Redis and PostgreSQL (started if they are installed
+# but down).
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -12,6 +13,8 @@ command -v node >/dev/null 2>&1 || missing+=(nodejs)  # tests/test_static_files.
 # scripts/production-smoke.sh (tests/test_production_smoke.py): nginx in front, a throwaway certificate
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# scripts/restore-drill.sh (tests/test_restore_drill.py): pg_dump, pg_restore and psql
+command -v pg_restore >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "make test: installing Debian's ${missing[*]} for the tests"
   as_root apt-get update -qq

@@ -94,6 +94,19 @@ class ServerProcess:
             self.process.wait(timeout=10)
 
 
+def bot_worker(env: dict[str, str]) -> subprocess.Popen:
+    """A bot worker process (``runworker --layer bots bots-think``), as deploy/systemd/jassweb-worker@ runs it."""
+    tiers.require("services", "a bot worker process")
+    log = tempfile.NamedTemporaryFile(prefix="runworker-", suffix=".log", delete=False)  # noqa: SIM115
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "runworker", "--layer", "bots", "bots-think"],
+        cwd=ROOT,
+        env=_server_env(env),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
 @contextmanager
 def running_server(env: dict[str, str], timeout: float = 30.0):
     """Migrate the database named by ``env`` and serve the project with daphne; yield the base URL."""

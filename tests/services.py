@@ -53,6 +53,14 @@ def redis_channel_layers(prefix: str | None = None) -> dict:
     }
 
 
+def fetch_one(database_url: str, sql: str, *params: object) -> tuple:
+    """One row of a query, straight from PostgreSQL (what a server process stored); fails when there is none."""
+    with psycopg.connect(database_url) as db:
+        row = db.execute(sql, params).fetchone()
+    assert row is not None, f"no row for {sql!r} {params}"
+    return tuple(row)
+
+
 @contextmanager
 def postgres_database():
     """Create a fresh PostgreSQL database, yield its URL, and drop it afterwards."""

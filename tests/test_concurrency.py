@@ -11,34 +11,24 @@ import asyncio
 import random
 import uuid
 
-import psycopg
 import pytest
 
 from tests.server_helpers import ServerProcess, migrate
-from tests.services import postgres_database, require_redis
-from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
+from tests.services import fetch_one, postgres_database, require_redis
+from tests.ws_helpers import LiveClient, after, at, close_all_clients, create_live_table, guest_cookies
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.services]
 
 
-def at(seq: int):
-    return lambda view: view["game"] is not None and view["game"]["seq"] == seq
-
-
-def after(seq: int):
-    return lambda view: view["game"] is not None and view["game"]["seq"] > seq
-
-
 def stored(database_url: str, table_id: int) -> tuple[int, int]:
     """(moves stored, the game's own move counter) straight from PostgreSQL."""
-    with psycopg.connect(database_url) as db:
-        rows = db.execute(
-            "SELECT count(a.id), g.action_count FROM games_game g LEFT JOIN games_action a ON a.game_id = g.id"
-            " WHERE g.table_id = %s GROUP BY g.id",
-            (table_id,),
-        ).fetchone()
-    assert rows is not None, f"table {table_id} has no game"
-    return rows[0], rows[1]
+    count, counter = fetch_one(
+        database_url,
+        "SELECT count(a.id), g.action_count FROM games_game g LEFT JOIN games_action a ON a.game_id = g.id"
+        " WHERE g.table_id = %s GROUP BY g.id",
+        table_id,
+    )
+    return count, counter
 
 
 async def test_two_servers_two_tabs_one_seat_exactly_one_move_each_time():

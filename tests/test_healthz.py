@@ -9,9 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
-import tempfile
 import time
 import uuid
 
@@ -20,7 +17,7 @@ import pytest
 from django.test import Client
 
 from bots import think
-from tests.server_helpers import ROOT, ServerProcess, free_port, migrate
+from tests.server_helpers import ServerProcess, bot_worker, free_port, migrate
 from tests.services import postgres_database, require_redis
 from tests.ws_helpers import LiveClient, create_live_table, guest_cookies
 
@@ -114,19 +111,6 @@ def database_url():
         yield url
 
 
-def _runworker(env: dict[str, str]) -> subprocess.Popen:
-    merged = {**os.environ, **env}
-    merged.pop("DJANGO_SETTINGS_MODULE", None)
-    log = tempfile.NamedTemporaryFile(prefix="runworker-", suffix=".log", delete=False)  # noqa: SIM115
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "runworker", "--layer", "bots", "bots-think"],
-        cwd=ROOT,
-        env=merged,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-
-
 @pytest.mark.services
 def test_healthz_is_200_with_everything_up_and_names_the_bot_workers_when_none_answers(database_url):
     env = {
@@ -147,7 +131,7 @@ def test_healthz_is_200_with_everything_up_and_names_the_bot_workers_when_none_a
         assert "no runworker process answered on 'bots-think'" in report["checks"]["bot_workers"]["error"]
         assert report["checks"]["database"]["ok"] and report["checks"]["channel_layer"]["ok"]
 
-        worker = _runworker(env)
+        worker = bot_worker(env)
         report = wait_for_health(server.url, 200)
         assert report["status"] == "ok" and "failing" not in report
         assert report["checks"]["database"]["vendor"] == "postgresql"

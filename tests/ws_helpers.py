@@ -187,6 +187,16 @@ class LiveClient(FrameRecorder):
         await self.connection.close()
 
 
+def at(seq: int):
+    """A ``state`` predicate: the game is at move ``seq``."""
+    return lambda view: view["game"] is not None and view["game"]["seq"] == seq
+
+
+def after(seq: int):
+    """A ``state`` predicate: the game is past move ``seq``."""
+    return lambda view: view["game"] is not None and view["game"]["seq"] > seq
+
+
 async def session_cookie(player: Player) -> tuple[bytes, bytes]:
     """A session in which ``player`` is the guest, as a cookie header."""
     session = SessionStore()

@@ -1,0 +1,66 @@
+"""A stopping server's parts, in one process: its sockets sent away and new ones refused, its games handed back.
+
+The whole stop across two daphne processes is ``tests/test_rolling_restart.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from games import consumers, workers
+from games.models import Game, Worker
+from tests.table_helpers import make_players, make_table, start
+from tests.ws_helpers import ORIGIN, Client, session_cookie
+
+
+@pytest.fixture
+def accepting():
+    """The socket refusal is per process: each test starts and ends accepting."""
+    consumers._refusing["new"] = False
+    yield
+    consumers._refusing["new"] = False
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_stopping_server_asks_its_sockets_to_reconnect_and_refuses_new_ones(accepting, stop_runner):
+    from asgiref.sync import sync_to_async
+
+    from jassweb.asgi import application
+
+    nora = (await sync_to_async(make_players)(("Nora",)))[0]
+    table = await sync_to_async(make_table)(nora, [nora, "random", "random", "random"])
+    tab = await Client.open(table.pk, nora)
+    assert consumers.open_sockets() == 1
+
+    assert await consumers.ask_to_reconnect() == 1
+    closed = await tab.communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": consumers.SERVICE_RESTART}
+
+    consumers.refuse_new_sockets()
+    late = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/", headers=[ORIGIN, await session_cookie(nora)])
+    connected, code = await late.connect(timeout=5)
+    assert (connected, code) == (False, consumers.SERVICE_RESTART)  # the page retries, through the balancer
+    lobby = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN])
+    assert await lobby.connect(timeout=5) == (False, consumers.SERVICE_RESTART)
+
+
+@pytest.mark.django_db
+def test_a_stopping_worker_hands_its_games_back_and_names_the_live_workers_to_tell():
+    nora = make_players(("Nora",))[0]
+    games = [start(make_table(nora, ["random"] * 4, name=f"T{i}"), nora, seed=i) for i in range(2)]
+    other = workers.register()  # another server, alive
+    workers.forget_local_id()
+    stopping = workers.register()
+    for game in games:
+        assert workers.claim(game.pk)
+
+    handed, others = workers.unregister()
+    assert sorted(handed) == sorted(g.pk for g in games) and others == [other]
+    assert set(Game.objects.filter(pk__in=handed).values_list("driver", flat=True)) == {""}
+    assert not Worker.objects.filter(pk=stopping).exists()
+    assert workers.unregister() == ([], [])  # once only
+
+    workers.register()  # a live server, told, claims them at once (no lease to wait for)
+    assert all(workers.claim(g.pk) for g in games)
