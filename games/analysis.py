@@ -33,6 +33,7 @@ class RoundInput:
     dealer: int
     actions: tuple[int, ...]  # Action.code of each decision and card, in order
     seed: int
+    weis: bool = False  # played with Weis and Stöck: their announcements are among the actions
 
 
 def round_inputs(game: Game) -> list[RoundInput]:
@@ -44,7 +45,8 @@ def round_inputs(game: Game) -> list[RoundInput]:
         if not actions:
             continue  # dealt when the previous round ended, never played
         deal = state.plan.deal(index)
-        inputs.append(RoundInput(deal.hands, deal.dealer, tuple(a.code for a in actions), game.seed * 64 + index))
+        codes = tuple(a.code for a in actions)
+        inputs.append(RoundInput(deal.hands, deal.dealer, codes, game.seed * 64 + index, rnd.weis_on))
     return inputs
 
 
@@ -200,12 +202,9 @@ def analysis_view(game: Game) -> dict[str, Any]:
     analysis = GameAnalysis.objects.filter(game=game).first()
     if analysis is None:
         return {"status": "none"}
-    data: dict[str, Any] = {
-        "status": analysis.status,
-        "done": analysis.rounds_done,
-        "total": analysis.rounds_total,
-        "error": analysis.error or None,
-    }
+    # A failure's text (``analysis.error``) is for the admin and the log, never the page: the replay says
+    # in the reader's language that it failed.
+    data: dict[str, Any] = {"status": analysis.status, "done": analysis.rounds_done, "total": analysis.rounds_total}
     if analysis.status == GameAnalysis.DONE:
         data["accuracy"] = analysis.accuracy
         data["seconds"] = round(analysis.seconds, 1)

@@ -389,7 +389,7 @@ function analysisPanel() {
       h("progress", { max: String(analysis.total || 1), value: String(analysis.done), "data-testid": "analysis-progress",
         "aria-label": gettext("Analysis progress") }));
   }
-  if (analysis.status === "failed") return section(h("p", { class: "muted" }, interpolate(gettext("The analysis failed: %(error)s"), { error: analysis.error }, true)));
+  if (analysis.status === "failed") return section(h("p", { class: "muted", "data-testid": "analysis-failed" }, gettext("The analysis of this game failed. The fault was logged for the site's operators.")));
   if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")));
   const rnd = analysis.rounds[at.round];
   const entry = at.card > 0 ? rnd.cards[at.card - 1] : null;
