@@ -56,6 +56,7 @@ WHAT = {
     "import": gettext_lazy("imports"),
     "message": gettext_lazy("messages"),
     "bot_call": gettext_lazy("bot tests and bot invitations"),
+    "analysis": gettext_lazy("game analyses"),
 }
 PER = {
     "person": gettext_lazy("per person"),

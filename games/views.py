@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import time
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -21,11 +24,12 @@ from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
+from games.bothooks import driver as bot_driver
 from games.catalogue import bot_choices, builtin_bots
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
-from games.models import ROUND_PAUSES, Competitor, Game, Player, Table
+from games.models import ROUND_PAUSES, Competitor, Game, GameAnalysis, Player, Table
 from games.replay import replay_data
 
 MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
@@ -393,6 +397,43 @@ def analysis_json(request: HttpRequest, game_id: int) -> HttpResponse:
             status=409,
         )
     return JsonResponse(analysis.analysis_view(game), json_dumps_params={"separators": (",", ":")})
+
+
+def _queue_analysis(request: HttpRequest, game_id: int) -> tuple[JsonResponse, bool]:
+    """Queue a visible game's analysis if it wants one (``analyse_game``); the answer and whether it is queued."""
+    game, player = _visible_game(request, game_id)
+    if game.status == Game.RUNNING:
+        message = gettext("The game is still running: it can be analysed when it is over.")
+        return JsonResponse({"error": "running", "message": message}, status=409), False
+    if not settings.JASSWEB_ANALYSIS:
+        message = gettext("This server analyses no games on request.")
+        return JsonResponse({"error": "analysis_off", "message": message}, status=409), False
+    if analysis.wanted(game):
+        try:
+            limits.hit("analysis", person=player.pk if player else None, address=limits.request_address(request))
+        except limits.Limited as exc:
+            return JsonResponse({"error": exc.code, "message": exc.message}, status=429), False
+        analysis.request(game)
+    view = analysis.analysis_view(game)
+    return JsonResponse(view, status=202), view["status"] == GameAnalysis.QUEUED
+
+
+@require_POST
+async def analyse_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Ask for the analysis of a game that is over (the replay's *Analyse* button): queued for this
+    process's analysis worker, whose progress the replay then polls from ``analysis.json``."""
+    response, queued = await sync_to_async(_queue_analysis)(request, game_id)
+    if queued:
+        # A fresh context: tasks started from this request must not carry its asgiref thread context, whose
+        # executor ends with the request (their database calls would fail after it).
+        asyncio.get_running_loop().call_soon(_start_analysis, game_id, context=contextvars.Context())
+    return response
+
+
+def _start_analysis(game_id: int) -> None:
+    driver = bot_driver()
+    driver.ensure_started()  # on this server's event loop: its driver may not have started yet
+    driver.analyse(game_id)
 
 
 def _game_list(request: HttpRequest, games, player: Player | None) -> tuple[list[dict], object]:

@@ -322,6 +322,8 @@ _LIMIT_DEFAULTS = {
     "message.address": "300/10s",  # ...of visitors without a nickname, by address
     "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
     "bot_call.server": "600/10m",  # ...and of everyone together
+    "analysis.person": "20/h",  # game analyses asked for on the replay page by one person...
+    "analysis.address": "40/h",  # ...and from one address (each is minutes of a worker's CPU)
 }
 JASSWEB_LIMITS = {
     name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)

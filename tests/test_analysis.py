@@ -253,3 +253,42 @@ def test_a_failed_analysis_is_logged_with_its_traceback_and_never_shows_the_raw_
     assert "deadbeef" not in json.dumps(view) and "RuntimeError" not in json.dumps(view)
     page = Client().get(f"/games/{game.pk}/replay", HTTP_ACCEPT_LANGUAGE="de").content.decode()
     assert "deadbeef" not in page and "RuntimeError" not in page
+
+
+# -- asking for an analysis from the page (issue 23, finding 17) --------------------------------------------
+
+
+def test_an_analysis_asked_for_is_queued_once_and_a_failed_one_again():
+    game = abandoned_game()
+    assert analysis.analysis_view(game) == {"status": "none", "may_ask": False}  # analysis off in tests
+    assert analysis.wanted(game) and analysis.request(game)
+    job = GameAnalysis.objects.get(game=game)
+    assert job.status == GameAnalysis.QUEUED and job.rounds_total == 2
+    assert not analysis.wanted(game) and not analysis.request(game)  # on its way: not twice
+    analyse_now(game)
+    assert not analysis.wanted(game) and not analysis.request(game)  # done
+    GameAnalysis.objects.filter(game=game).update(status=GameAnalysis.FAILED, error="RuntimeError: x")
+    assert analysis.wanted(game) and analysis.request(game)
+    job.refresh_from_db()
+    assert job.status == GameAnalysis.QUEUED and job.error == ""
+
+
+def test_asking_for_an_analysis_keeps_private_games_private_and_running_ones_secret(settings):
+    nora, emil = Client(), Client()
+    for client, name in ((nora, "Nora"), (emil, "Emil")):
+        assert client.post("/guest/", {"nickname": name}).status_code == 302
+    owner = Player.objects.get(name="Nora")
+    table = make_table(owner, [owner, "random", "random", "random"], private=True)
+    game = start(table, owner)
+    # A running game is never analysed: its hands are secret.
+    running = nora.post(f"/games/{game.pk}/analyse")
+    assert running.status_code == 409 and running.json()["error"] == "running"
+    service.abandon_game(table.pk, service.SYSTEM, "test: over")
+    # A stranger does not learn that the game exists.
+    assert emil.post(f"/games/{game.pk}/analyse").status_code == 404
+    assert nora.get(f"/games/{game.pk}/analyse").status_code == 405  # asking changes something: POST only
+    # A server that runs no analyses says so in the page's language, and queues nothing.
+    off = nora.post(f"/games/{game.pk}/analyse", HTTP_ACCEPT_LANGUAGE="de")
+    assert off.status_code == 409 and off.json()["error"] == "analysis_off"
+    assert off.json()["message"] == "Dieser Server analysiert keine Spiele auf Anfrage."
+    assert not GameAnalysis.objects.exists()

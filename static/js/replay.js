@@ -2,6 +2,7 @@
 // The server sends the whole game once (games/replay.py); a position is (round, card) and lives in the URL.
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
+import { postForm } from "./csrf.js";
 import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
 import { faultKindText } from "./faults.js";
 import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
@@ -389,8 +390,11 @@ function analysisPanel() {
       h("progress", { max: String(analysis.total || 1), value: String(analysis.done), "data-testid": "analysis-progress",
         "aria-label": gettext("Analysis progress") }));
   }
-  if (analysis.status === "failed") return section(h("p", { class: "muted", "data-testid": "analysis-failed" }, gettext("The analysis of this game failed. The fault was logged for the site's operators.")));
-  if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")));
+  if (analysis.status === "failed") {
+    return section(h("p", { class: "muted", "data-testid": "analysis-failed" }, gettext("The analysis of this game failed. The fault was logged for the site's operators.")),
+      askButton(gettext("Analyse again")));
+  }
+  if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")), askButton(gettext("Analyse this game")));
   const rnd = analysis.rounds[at.round];
   const entry = at.card > 0 ? rnd.cards[at.card - 1] : null;
   return section(
@@ -399,6 +403,34 @@ function analysisPanel() {
     h("h3", { class: "an-subtitle" }, gettext("Accuracy this game")),
     accuracyList(),
     h("p", { class: "hint" }, gettext("Marks by points lost from the player's own view: ?! 5 or more, ? 10 or more, ?? 20 or more.")));
+}
+
+let askRefused = ""; // why the server refused the last request (a limit), in the page's language
+
+function askButton(label) {
+  // Any game that is over may be analysed on request (games/views.py: analyse_game); the server says when not.
+  if (!analysis.may_ask) return null;
+  return h("p", { class: "an-ask" },
+    h("button", { type: "button", class: "button", "data-testid": "analyse-button", onclick: askForAnalysis }, label),
+    askRefused ? h("span", { class: "an-refused", role: "alert", "data-testid": "analyse-refused" }, ` ${askRefused}`) : null);
+}
+
+async function askForAnalysis(event) {
+  event.currentTarget.disabled = true;
+  try {
+    const response = await postForm(`/games/${data.id}/analyse`, { game: data.id }); // an empty multipart body is a 400
+    const answer = await response.json();
+    if (response.ok) {
+      analysis = answer;
+      askRefused = "";
+    } else {
+      askRefused = answer.message || gettext("The analysis could not be started. Try again later.");
+    }
+  } catch (error) {
+    askRefused = gettext("The analysis could not be started. Try again later.");
+  }
+  render();
+  pollAnalysis();
 }
 
 function pollAnalysis() {
