@@ -271,7 +271,9 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     if view is None:
         raise Http404("no such table")
     creator = player is not None and table.created_by_id == player.pk
-    return render(
+    # Only the creator hands out a private table's invitation link.
+    invite_url = request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None
+    response = render(
         request,
         "table.html",
         {
@@ -280,10 +282,14 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
             "player": player,
             "socket_path": f"/ws/tables/{table_id}/",
             "trump_names": TRUMP_NAMES,
-            # Only the creator hands out a private table's invitation link.
-            "invite_url": request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None,
+            "invite_url": invite_url,
         },
     )
+    if invite_url:
+        # The same secret on every response beside names others choose: never compressed (BREACH,
+        # jassweb/compression.py).
+        setattr(response, "jassweb_uncompressed", True)  # noqa: B010 - a flag, not a field of HttpResponse
+    return response
 
 
 def invitation(request: HttpRequest, table_id: int, token: str) -> HttpResponse:

@@ -69,6 +69,9 @@ MIDDLEWARE = [
     "jassweb.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
+    # Pages and JSON compressed (static files never reach it: WhiteNoise answers them above); why this is
+    # safe from BREACH: jassweb/compression.py.
+    "jassweb.compression.PageGZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the one chosen in the header (a cookie), else the browser's Accept-Language.
     "django.middleware.locale.LocaleMiddleware",
