@@ -20,16 +20,17 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from games import access, analysis, decks, history, limits, profiles, records, rules_page, service, snapshot, stats
 from games.bothooks import driver as bot_driver
-from games.catalogue import bot_choices, builtin_bots
+from games.catalogue import bot_choices
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, GameAnalysis, Player, Table
+from games.names import BOT_LABELS, local_bot_label
 from games.replay import replay_data
 
 MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
@@ -50,25 +51,8 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-# The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
-BOT_LABELS = {
-    "Random": pgettext_lazy("bot", "Random"),
-    "Rule-based": pgettext_lazy("bot", "Rule-based"),
-    "MCTS (fast)": pgettext_lazy("bot", "MCTS (fast)"),
-    "MCTS (strong)": pgettext_lazy("bot", "MCTS (strong)"),
-}
-
-
 def _bot_choices() -> list[dict[str, str]]:
     return [{**bot, "label": str(BOT_LABELS.get(bot["label"], bot["label"]))} for bot in bot_choices()]
-
-
-def _local_bot_label(name: str) -> str:
-    """A built-in bot as a page names it: "Rule-based bot" / "Bot Regelbasiert"; any other name as it is."""
-    bot = builtin_bots().get(name)
-    if bot is None:
-        return name
-    return gettext("{label} bot").format(label=BOT_LABELS.get(bot.label, bot.label))
 
 
 def _with_seat_labels(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -334,9 +318,9 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "pairs": pairs,
             "pair_side": "you" if mine is not None else "North & South",
             "pair_label": gettext("you") if mine is not None else gettext("North & South"),
-            "standin_label": _local_bot_label(game.standin_bot),
+            "standin_label": local_bot_label(game.standin_bot),
             "rating_changes": profiles.rating_changes(game),
-            "weis_rounds": snapshot.weis_rounds(view),
+            "weis_rounds": snapshot.weis_rounds(view, deck_for_request(request)),
         },
     )
 

@@ -290,3 +290,12 @@ async def test_a_private_bot_url_is_refused_in_the_sockets_language(settings):
     with pytest.raises(ServiceError) as refused:  # English stays as it was
         await _guard("http://10.0.0.1/bot")
     assert "10.0.0.1 is a private, loopback or otherwise non-public address (10.0.0.1)" in refused.value.message
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "word"), [("de", "Statistik"), ("it", "Statistiche"), ("fr", "Stats")])
+def test_the_navigation_names_the_statistics_in_the_pages_language(language, word):
+    """Issue 23: the German header said "Stats"."""
+    page = Client().get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    link = re.search(r'<a href="/stats/" data-testid="nav-stats"[^>]*>([^<]+)</a>', page)
+    assert link and link.group(1) == word

@@ -3,7 +3,7 @@
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
 import { postForm } from "./csrf.js";
-import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { botName, h, jsonFromScript, playerName as displayName, SEAT_NAMES } from "./dom.js";
 import { faultKindText } from "./faults.js";
 import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
 import { weisKind } from "./weis.js";
@@ -39,7 +39,7 @@ const length = (r) => rounds[r].cards.length;
 
 function playerName(seat) {
   const p = data.players.find((x) => x.seat === seat);
-  return p && p.name ? p.name : SEAT_NAMES[seat];
+  return p && p.name ? displayName(p) : SEAT_NAMES[seat];
 }
 
 function who(seat) {
@@ -241,7 +241,7 @@ function renderSide(rnd) {
       ? [gettext("Last card"), h("span", { "data-testid": "last-card" }, cardCode(last.card), ` ${interpolate(gettext("by %(name)s"), { name: SEAT_NAMES[last.seat] }, true)}`,
         last.standin ? h("span", { class: "badge badge-standin", "data-testid": "standin-move",
           title: interpolate(gettext("%(name)s was out of time or had left; a stand-in bot played this card"), { name: who(last.seat) }, true) },
-        ` ${interpolate(gettext("played by the stand-in (%(bot)s)"), { bot: data.standin_label || gettext("bot") }, true)}`) : null,
+        ` ${interpolate(gettext("played by the stand-in (%(bot)s)"), { bot: botName(data.standin_bot, data.standin_label || gettext("bot")) }, true)}`) : null,
         last.ms !== null && last.ms !== undefined ? `, ${interpolate(gettext("%(ms)s ms to decide"), { ms: last.ms }, true)}` : "")]
       : null,
   ]);

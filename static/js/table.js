@@ -2,7 +2,7 @@
 // and turns clicks into the websocket messages of games/consumers.py.
 
 import { cardBack, cardElement, cardName, reasonText, sortHand, suitTag, trumpLabel, trumpMark, TRUMPS } from "./cards.js";
-import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { botIcon, botLabel as localBotLabel, botName, clockIcon, h, jsonFromScript, playerName, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
 import { gettext, interpolate, ngettext, pgettext } from "./i18n.js";
 import { InviteDialog } from "./invite.js";
@@ -99,14 +99,14 @@ function seatPlayer(seat) {
 function gameWho(seat) {
   if (seat === view.you.game_seat) return gettext("You");
   const players = view.game ? view.game.players : [];
-  const name = players[seat] ? players[seat].name : SEAT_NAMES[seat];
-  const twins = players.filter((p) => p.seat !== seat && p.name === name);
+  const name = players[seat] ? playerName(players[seat]) : SEAT_NAMES[seat];
+  const twins = players.filter((p) => p.seat !== seat && playerName(p) === name);
   return twins.length ? `${name} (${SEAT_NAMES[seat]})` : name;
 }
 
 function seatName(seat) {
   const player = seatPlayer(seat);
-  return player && player.name ? player.name : SEAT_NAMES[seat];
+  return player && player.name ? playerName(player) : SEAT_NAMES[seat];
 }
 
 /** "You", or the seat's name, with its compass point when another seat has the same name (bots). */
@@ -123,9 +123,17 @@ function teamLabel(team) {
   return team === 0 ? gettext("North & South") : gettext("East & West");
 }
 
+/** A team's two names, short: a built-in bot by its label ("MCTS (strong)"), with its compass point
+ * ("MCTS (strong) E") where the table has another seat of the same name (three strong bots). */
 function teamNames(team) {
   const players = view.game ? view.game.players : view.seats;
-  return [team, team + 2].map((s) => (players[s] && players[s].name) || SEAT_NAMES[s]).join(" & ");
+  const named = (p) => (p && p.name ? (p.kind === "bot" && p.bot ? localBotLabel(p.bot, p.name) : p.name) : "");
+  const names = [0, 1, 2, 3].map((s) => named(players[s]));
+  return [team, team + 2].map((s) => {
+    if (!names[s]) return SEAT_NAMES[s];
+    const twin = names.some((n, other) => other !== s && n === names[s]);
+    return twin ? `${names[s]} ${SEAT_NAMES[s].charAt(0)}` : names[s];
+  }).join(" & ");
 }
 
 function trickKey(v) {
@@ -655,7 +663,7 @@ function presenceLine(seat, player) {
   if (running() && player.standin) {
     parts.push(h("span", { class: "badge badge-standin", "data-testid": "standin-badge",
       title: player.standin === "left" ? gettext("Left the game: a bot took the seat") : gettext("Out of time: a bot plays until they are back") },
-    interpolate(player.standin === "left" ? gettext("%(bot)s plays (left)") : gettext("%(bot)s plays"), { bot: player.standin_label || gettext("bot") }, true)));
+    interpolate(player.standin === "left" ? gettext("%(bot)s plays (left)") : gettext("%(bot)s plays"), { bot: standinName(player) }, true)));
   }
   return h("div", { class: "seat-presence" }, parts);
 }
@@ -733,11 +741,17 @@ function botFacts(player) {
   return text;
 }
 
+/** The stand-in bot playing for a person, by name in the page's language. */
+function standinName(player) {
+  const g = game();
+  return botName(g ? g.standin_bot : view.table.standin_bot, player.standin_label || gettext("bot"));
+}
+
 function presenceFacts(player) {
   const online = isOnline(player);
   if (online === null) return "";
-  let text = online ? ", online" : ", offline";
-  if (running() && player.standin) text += `, ${player.standin_label || "a bot"} plays for them`;
+  let text = `, ${online ? gettext("online") : gettext("offline")}`;
+  if (running() && player.standin) text += `, ${interpolate(gettext("%(bot)s plays for them"), { bot: standinName(player) }, true)}`;
   return text;
 }
 
@@ -761,7 +775,7 @@ function defaultBot() {
 
 function botLabel(name) {
   const bot = view.bots.find((b) => b.name === name);
-  return bot ? bot.label : name;
+  return localBotLabel(name, bot ? bot.label : name);
 }
 
 function seatControls(seat, player) {
@@ -776,7 +790,7 @@ function seatControls(seat, player) {
     if (me.can_manage && view.bots.length) {
       const select = h("select", { "aria-label": interpolate(gettext("Bot for %(seat)s"), { seat: label }, true), "data-key": `bot-select-${seat}`, "data-testid": `bot-select-${seat}`,
         onchange: (e) => { botChoice[seat] = e.target.value; } },
-      view.bots.map((b) => h("option", { value: b.name, title: b.description || null, selected: (botChoice[seat] || defaultBot()) === b.name }, b.label)));
+      view.bots.map((b) => h("option", { value: b.name, title: b.description || null, selected: (botChoice[seat] || defaultBot()) === b.name }, botLabel(b.name))));
       controls.push(h("span", { class: "add-bot" }, select,
         h("button", { type: "button", class: "button button-small button-quiet", "data-key": `add-bot-${seat}`,
           "data-testid": `add-bot-${seat}`, "aria-label": interpolate(gettext("Add bot (%(seat)s)"), { seat: label }, true),
@@ -1012,7 +1026,7 @@ function myStandin() {
 
 function awayPanel(kind) {
   const g = game();
-  const bot = g.players[view.you.game_seat].standin_label || gettext("A bot");
+  const bot = standinName(g.players[view.you.game_seat]);
   if (kind === "left") {
     return h("div", { class: "away-panel", "data-testid": "away-panel", role: "status" },
       h("p", { class: "center-note" }, interpolate(gettext("You left this game: the %(bot)s plays your seat to the end."), { bot }, true)));
@@ -1250,7 +1264,7 @@ function clockForm(t) {
     h("option", { value: s, selected: s === chosen.seconds }, s ? `${s} s` : gettext("Off"))));
   const bot = h("select", { id: "standin-input", "data-testid": "standin-input", "data-key": "standin-input",
     "aria-label": gettext("Stand-in bot"), onchange: remember },
-  view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, b.label)));
+  view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, botLabel(b.name))));
   const pause = h("select", { id: "round-pause-input", "data-testid": "round-pause-input", "data-key": "round-pause-input",
     "aria-label": gettext("Round summary"), onchange: remember },
   (view.round_pauses || [0, 3, 5, 10]).map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? interpolate(gettext("Round summary %(seconds)s s"), { seconds: s }, true) : gettext("No round summary"))));
