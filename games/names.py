@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
-from games.catalogue import SeatKind, builtin_bots
+from games.catalogue import SeatKind, abandon_parts, builtin_bots
 
 # The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
 BOT_LABELS = {
@@ -38,3 +38,23 @@ def local_player_name(seat: Any) -> str:
     if bot and fields.get("kind", SeatKind.BOT) == SeatKind.BOT and bot in builtin_bots():
         return local_bot_label(bot)
     return str(fields.get("name") or "")
+
+
+def abandon_words(reason: str) -> str:
+    """Why a game was abandoned, in the page's language ("Anna asked and the other players agreed")."""
+    parts = abandon_parts(reason)
+    kind = parts["kind"]
+    if kind == "player":
+        return gettext("a player ended it")
+    if kind == "vote":
+        return gettext("{name} asked and the other players agreed").format(name=parts["name"])
+    if kind == "away":
+        seconds = float(str(parts["seconds"]))
+        if seconds >= 60:
+            minutes = round(seconds / 60)
+            text = ngettext(
+                "nobody was at the table for {count} minute", "nobody was at the table for {count} minutes", minutes
+            )
+            return text.format(count=minutes)
+        return gettext("nobody was at the table for {count} seconds").format(count=f"{seconds:g}")
+    return str(parts.get("text", ""))

@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
 from games import access, states
-from games.catalogue import SeatKind, bot_choices, builtin_bots
+from games.catalogue import SeatKind, abandon_parts, bot_choices, builtin_bots
 from games.decks import Deck
 from games.engine import (
     CARD_CODES,
@@ -234,6 +234,7 @@ def game_part(game: Game, state: GameState, seats: Sequence[SeatFields], faults:
         },
         "standin_bot": game.standin_bot,
         "abandon_reason": game.abandon_reason or None,
+        "abandon": abandon_parts(game.abandon_reason),  # the same, to word in the page's language
         "abandon_vote": _abandon_vote(game, seats) if running else None,
     }
     pause = round_pause(game, state, seats)

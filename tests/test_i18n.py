@@ -299,3 +299,21 @@ def test_the_navigation_names_the_statistics_in_the_pages_language(language, wor
     page = Client().get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     link = re.search(r'<a href="/stats/" data-testid="nav-stats"[^>]*>([^<]+)</a>', page)
     assert link and link.group(1) == word
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        ("abandoned by a player", "ein Spieler hat es beendet"),
+        ("Anna asked and the other players agreed", "Anna hat gefragt und die anderen waren einverstanden"),
+        ("nobody was at the table for 30 minutes", "30 Minuten lang war niemand am Tisch"),
+        ("nobody was connected and no move was made for 1.2 seconds", "1.2 Sekunden lang war niemand am Tisch"),
+        ("the operator stopped it", "the operator stopped it"),  # an operator's or a record's own words
+    ],
+)
+def test_why_a_game_was_abandoned_is_said_in_the_pages_language(reason, words):
+    """Issue 23: the result page said "Abandoned: abandoned by a player." in every language."""
+    from games.names import abandon_words
+
+    with translation.override("de"):
+        assert abandon_words(reason) == words

@@ -237,7 +237,7 @@ async def test_stand_in_moves_are_in_the_record_survive_import_and_show_in_the_r
     from django.test import Client as PageClient
 
     page = await sync_to_async(lambda: PageClient().get(f"/games/{game_id}/").content.decode())()
-    assert "Abandoned: abandoned by a player." in page
+    assert "Abandoned: a player ended it." in page  # not "Abandoned: abandoned by a player." (issue 23)
     assert f"{len(stood_in)} move{'s' if len(stood_in) != 1 else ''} made by the stand-in Rule-based bot" in page
 
     imported = await sync_to_async(records.import_record)(json.loads(json.dumps(record)))

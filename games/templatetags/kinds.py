@@ -7,7 +7,7 @@ from django import template
 from django.utils.translation import gettext
 
 from games.catalogue import FAULT_WORDS, FaultKind
-from games.names import local_bot_label, local_player_name
+from games.names import abandon_words, local_bot_label, local_player_name
 
 register = template.Library()
 
@@ -28,3 +28,9 @@ def player_name(seat: object) -> str:
 def bot_name(name: str) -> str:
     """A built-in bot's key ("rules") as the page names it; any other text as it is."""
     return local_bot_label(name)
+
+
+@register.filter
+def abandon_reason(reason: str) -> str:
+    """Why a game was abandoned, in the page's language."""
+    return abandon_words(reason)

@@ -104,6 +104,11 @@ function gameWho(seat) {
   return twins.length ? `${name} (${SEAT_NAMES[seat]})` : name;
 }
 
+/** `gameWho` inside a sentence: "you" for the viewer ("Waiting for you & Anna"), never "You". */
+function whoInText(seat) {
+  return seat === view.you.game_seat ? gettext("you") : gameWho(seat);
+}
+
 function seatName(seat) {
   const player = seatPlayer(seat);
   return player && player.name ? playerName(player) : SEAT_NAMES[seat];
@@ -426,7 +431,7 @@ function closeSummary() {
 /** Who the summary still waits for, in words: "Waiting for Anna · 4 s". */
 function waitingText(p) {
   const online = p.people.filter((s) => view.online.includes(view.game.players[s].player_id));
-  const names = online.filter((s) => !p.ready.includes(s)).map((s) => gameWho(s));
+  const names = online.filter((s) => !p.ready.includes(s)).map(whoInText);
   const left = Math.max(0, Math.ceil((p.until - (Date.now() + clockOffset)) / 1000));
   return interpolate(gettext("Waiting for %(names)s · %(seconds)s s"), { names: names.join(" & ") || gettext("the others"), seconds: left }, true);
 }
@@ -741,6 +746,19 @@ function botFacts(player) {
   return text;
 }
 
+/** Why a game was abandoned, in the page's language (the parts of games/catalogue.py: abandon_parts). */
+function abandonText(parts) {
+  if (!parts) return "";
+  if (parts.kind === "player") return gettext("a player ended it");
+  if (parts.kind === "vote") return interpolate(gettext("%(name)s asked and the other players agreed"), { name: parts.name }, true);
+  if (parts.kind === "away") {
+    if (parts.seconds < 60) return interpolate(gettext("nobody was at the table for %(count)s seconds"), { count: parts.seconds }, true);
+    const minutes = Math.round(parts.seconds / 60);
+    return interpolate(ngettext("nobody was at the table for %(count)s minute", "nobody was at the table for %(count)s minutes", minutes), { count: minutes }, true);
+  }
+  return parts.text || "";
+}
+
 /** The stand-in bot playing for a person, by name in the page's language. */
 function standinName(player) {
   const g = game();
@@ -924,8 +942,9 @@ function lobbyCenter() {
       : gettext("This table is private: its games are shown only to those who played them.")));
   }
   if (g && g.status === "abandoned") {
+    const why = abandonText(g.abandon);
     parts.push(h("p", { class: "center-note", "data-testid": "abandoned-note" }, gettext("The last game was abandoned"),
-      g.abandon_reason ? `: ${g.abandon_reason}.` : "."));
+      why ? `: ${why}.` : "."));
   }
   if (g && g.status === "finished") parts.push(h("p", { class: "center-note" }, resultHeadline(g)));
   if (view.you.can_manage) {
@@ -1009,7 +1028,7 @@ function renderHandNote(g, me, myTurn) {
   else if (myStandin()) note = myStandin() === "left" ? gettext("You left this game.") : gettext("A bot is playing for you.");
   else if (myTurn) note = gettext("Your turn: play one of the raised cards.");
   else if (g.player === me && g.phase === "trump") note = gettext("Look at your cards and choose trump.");
-  else if (g.player >= 0) note = interpolate(gettext("Waiting for %(name)s…"), { name: who(g.player) }, true);
+  else if (g.player >= 0 && g.player !== me) note = interpolate(gettext("Waiting for %(name)s…"), { name: who(g.player) }, true);
   const clocked = !pending && !myStandin() && clockSeat() === me;
   ui.handNote.replaceChildren(note, clocked ? " · " : "",
     clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "");
@@ -1072,7 +1091,7 @@ function roundRows(g) {
     return h("tr", { class: current ? "sheet-current" : "" },
       h("th", { scope: "row" }, r.round),
       h("td", {}, r.trump >= 0 ? trumpLabel(r.trump) : h("span", { class: "muted" }, "…")),
-      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag", title: gettext("pushed") }, ` (${gettext("pushed")})`) : "",
+      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag" }, `, ${gettext("after a push")}`) : "",
         r.match ? h("span", { class: "match-tag" }, ` ${gettext("Match!")}`) : ""),
       h("td", { class: "num" }, r.points[0]),
       h("td", { class: "num" }, r.points[1]));
@@ -1209,7 +1228,7 @@ function renderVote() {
     parts.push(h("p", { class: "vote-text" }, vote.by === me ? gettext("You asked to abandon the game.")
       : interpolate(gettext("%(name)s asked to abandon the game."), { name: vote.by_name }, true),
       vote.agreed.length ? ` ${interpolate(gettext("Agreed: %(names)s."), { names: vote.agreed.map(gameWho).join(", ") }, true)}` : "",
-      waiting.length ? ` ${interpolate(gettext("Waiting for %(names)s"), { names: waiting.map(gameWho).join(", ") }, true)}` : "",
+      waiting.length ? ` ${interpolate(gettext("Waiting for %(names)s"), { names: waiting.map(whoInText).join(", ") }, true)}` : "",
       ` (${interpolate(gettext("lapses in %(seconds)s s"), { seconds: Math.ceil(left / 1000) }, true)}).`));
     if (me !== null && me !== undefined && waiting.includes(me)) {
       parts.push(h("div", { class: "vote-actions" },
