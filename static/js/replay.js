@@ -369,8 +369,8 @@ function evalGraph(series, card) {
   svg("polyline", { points: line(0), class: "an-line an-team-0" }),
   svg("polyline", { points: line(1), class: "an-line an-team-1" }),
   svg("line", { x1: x(card), x2: x(card), y1: 2, y2: height - 12, class: "an-now" }),
-  svg("text", { x: 8, y: 11, class: "an-legend an-team-0" }, `${NS} ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
-  svg("text", { x: 60, y: 11, class: "an-legend an-team-1" }, `${EW} ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
+  svg("text", { x: 8, y: 13, class: "an-legend an-team-0" }, `${NS} ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
+  svg("text", { x: 84, y: 13, class: "an-legend an-team-1" }, `${EW} ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
   svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, gettext("expected points after each card · tricks")));
 }
 

@@ -12,8 +12,8 @@ import { autoStoeck, weisBar, weisNews, weisPanel, weisSummaryLines } from "./we
 const LINGER_MS = 1300; // how long a completed trick stays on the table before it is swept away
 const MIN_LINGER_MS = 600; // ...at least, even when it is your turn to follow a card already led
 const PENDING_TIMEOUT_MS = 6000;
-const TOAST_MS = 8000;
 const RESYNC_GAP_MS = 3000; // at most one resync for missed events in this time
+const PHONE = window.matchMedia("(max-width: 640px)"); // as the stylesheet's phone layout
 
 const app = document.getElementById("table-app");
 const $ = (testid) => app.querySelector(`[data-testid="${testid}"]`);
@@ -25,6 +25,7 @@ const ui = {
   seats: { top: $("seat-top"), left: $("seat-left"), right: $("seat-right"), bottom: $("seat-bottom") },
   trick: $("trick"),
   trickCaption: $("trick-caption"),
+  scoreTrump: $("scorebar-trump"),
   center: $("center-panel"),
   summary: $("round-summary"),
   hand: $("hand"),
@@ -165,7 +166,7 @@ const socket = new ReconnectingSocket(app.dataset.socketPath, {
 
 function send(message) {
   if (!socket.send(message)) {
-    toast(gettext("Not connected right now: reconnecting, try again in a moment."));
+    toast(gettext("Not connected right now: reconnecting, try again in a moment."), "info");
     return false;
   }
   return true;
@@ -214,8 +215,8 @@ function applyView(next) {
   syncSummary();
   if (view.game && view.game.id === previousGame) {
     for (const news of weisNews(previousWeis, view.game.weis, who, teamLabel, mySeat())) {
-      toast(`${news}.`);
-      announce(`${news}.`);
+      toast(`${news.text}.`, news.good ? "good" : "info");
+      announce(`${news.text}.`);
     }
   }
   if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
@@ -318,6 +319,7 @@ function render() {
   const focusInHand = ui.hand.contains(document.activeElement);
   app.dataset.seq = view.game ? String(view.game.seq) : ""; // the move number shown (tests wait on it)
   app.dataset.playing = String(running() && mySeat() !== null); // the layout keeps hand and table in view
+  app.dataset.running = String(running());
   renderScores();
   renderTrump();
   renderSeats();
@@ -340,6 +342,27 @@ function render() {
     else if (focusInHand) (ui.hand.querySelector("[data-legal=true]") || ui.hand.querySelector(".card"))?.focus();
   }
   focusTurn();
+  keepTableInView();
+}
+
+// A phone: while you play, the table takes the whole window (the site's header scrolls away above it) so that
+// the hand and the Weis/Stöck bar are in view; once a game (you may scroll back up), and again when the
+// Weis or Stöck bar shows below the window's edge.
+let scrolledForGame = null;
+let barWasShown = false;
+
+function keepTableInView() {
+  const barShown = !ui.weisBar.hidden;
+  const barAppeared = barShown && !barWasShown;
+  barWasShown = barShown;
+  if (!PHONE.matches || !running() || mySeat() === null) return;
+  if (scrolledForGame !== view.game.id) {
+    scrolledForGame = view.game.id;
+    app.scrollIntoView({ block: "start" });
+  }
+  if (barAppeared && ui.weisBar.getBoundingClientRect().bottom > window.innerHeight) {
+    ui.weisBar.scrollIntoView({ block: "nearest" });
+  }
 }
 
 /**
@@ -563,6 +586,7 @@ function renderTrump() {
   const g = game();
   if (!running() || g.trump < 0) {
     ui.trump.hidden = true;
+    ui.scoreTrump.hidden = true;
     return;
   }
   const factor = g.multipliers ? g.multipliers[g.trump] : 1;
@@ -581,6 +605,11 @@ function renderTrump() {
   const byShort = g.declarer === me
     ? (g.pushed ? gettext("by you, pushed") : gettext("by you"))
     : interpolate(g.pushed ? gettext("by %(name)s, pushed") : gettext("by %(name)s"), { name: SEAT_NAMES[g.declarer] }, true);
+  // On a phone the trump stands in the score bar (the table's title steps back there while you play).
+  ui.scoreTrump.hidden = false;
+  ui.scoreTrump.replaceChildren(h("span", { class: "scorebar-trump-title" }, gettext("Trump")), " ",
+    h("strong", {}, trumpLabel(g.trump), factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null), " ",
+    h("span", { class: "scorebar-trump-by" }, byShort));
   ui.trump.hidden = false;
   ui.trump.replaceChildren(
     h("span", { class: "trump-badge-title" }, gettext("Trump")),
@@ -872,8 +901,8 @@ function renderCenter() {
   const parts = [];
   if (!running()) {
     parts.push(...lobbyCenter());
-  } else if (myStandin()) {
-    parts.push(awayPanel(myStandin()));
+  } else if (myStandin() && !PHONE.matches) {
+    parts.push(awayPanel(myStandin())); // a phone has no room beside the trick: the hand's note says it
   } else if (linger) {
     // The last trick of the round is still on the table, with its caption: the new round's
     // trump choice comes once it is swept away (the two never share the centre).
@@ -929,7 +958,9 @@ function lobbyCenter() {
     parts.push(h("form", { method: "post", action: "/guest/", class: "nickname-inline" },
       h("input", { type: "hidden", name: "csrfmiddlewaretoken", value: document.querySelector('meta[name="csrf-token"]').content }),
       h("input", { type: "hidden", name: "next", value: app.dataset.tableUrl }),
-      h("label", { for: "table-nickname" }, gettext("Choose a nickname to take a seat")),
+      h("label", { for: "table-nickname" }, view.seats.some((s) => s.kind === "empty")
+        ? gettext("Choose a nickname to take a seat")
+        : gettext("Every seat is taken: choose a nickname to watch, and sit down when one is free")),
       h("span", { class: "input-row" },
         h("input", { id: "table-nickname", name: "nickname", maxlength: 24, required: true, placeholder: gettext("Nickname") }),
         h("button", { type: "submit", class: "button" }, gettext("Join as guest")))));
@@ -1030,8 +1061,12 @@ function renderHandNote(g, me, myTurn) {
   else if (g.player === me && g.phase === "trump") note = gettext("Look at your cards and choose trump.");
   else if (g.player >= 0 && g.player !== me) note = interpolate(gettext("Waiting for %(name)s…"), { name: who(g.player) }, true);
   const clocked = !pending && !myStandin() && clockSeat() === me;
+  const back = myStandin() === "clock" && PHONE.matches
+    ? h("button", { type: "button", class: "button button-primary button-small hand-note-back", "data-testid": "back", "data-key": "back",
+      onclick: () => send({ type: "back" }) }, gettext("I'm back"))
+    : "";
   ui.handNote.replaceChildren(note, clocked ? " · " : "",
-    clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "");
+    clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "", back);
   ui.handNote.hidden = !note;
 }
 
@@ -1239,6 +1274,8 @@ function renderVote() {
     }
   }
   ui.vote.replaceChildren(...parts);
+  // Asked to answer: a question (on a phone a dialog over the table); else a note.
+  ui.vote.classList.toggle("abandon-vote-asking", parts.length > 1);
   ui.vote.hidden = false;
 }
 
@@ -1379,13 +1416,17 @@ function renderResult() {
 
 // -- messages for the user ------------------------------------------------------------------
 
-function toast(message) {
-  const item = h("div", { class: "toast", "data-testid": "toast" },
+// A message by kind: an error (a refusal, a lost connection), information (a Weis said), good news (your
+// team scores). One at a time, at the top of the window: it never covers the hand or the Weis/Stöck bar.
+// (Each kind's mark is the stylesheet's: .toast-error::before and so on.)
+const TOAST_MS = { error: 6000, info: 4000, good: 4000 };
+
+function toast(message, kind = "error") {
+  const item = h("div", { class: `toast toast-${kind}`, "data-testid": "toast", "data-kind": kind },
     h("span", { class: "toast-text" }, message),
     h("button", { type: "button", class: "toast-close", "aria-label": gettext("Dismiss"), onclick: () => item.remove() }, "×"));
-  ui.toasts.append(item);
-  setTimeout(() => item.remove(), TOAST_MS);
-  while (ui.toasts.children.length > 3) ui.toasts.firstChild.remove();
+  ui.toasts.replaceChildren(item);
+  setTimeout(() => item.remove(), TOAST_MS[kind]);
 }
 
 function announce(text) {
@@ -1422,9 +1463,9 @@ for (const button of app.querySelectorAll("[data-copy-from]")) {
     field.select();
     try {
       await navigator.clipboard.writeText(field.value);
-      toast(gettext("Invitation link copied."));
+      toast(gettext("Invitation link copied."), "good");
     } catch {
-      toast(gettext("Copy the selected link (Ctrl+C): the browser did not allow copying here."));
+      toast(gettext("Copy the selected link (Ctrl+C): the browser did not allow copying here."), "info");
     }
   });
 }
