@@ -382,6 +382,11 @@ def walk_the_table(walk: Walk, env: dict[str, str], seed: int, trump: int) -> No
             page, "replay analysis", important=["[data-testid=accuracy]", "[data-testid=eval-graph]"], contrast=None
         )
         walk.problems += replay_readable(page)
+        # Scrolled just so far that the accuracy list shows at the window's bottom edge: not under the buttons.
+        page.get_by_test_id("accuracy").evaluate("(list) => list.scrollIntoView({ block: 'end' })")
+        walk.problems += check(
+            page, "replay analysis, scrolled to it", important=["[data-testid=accuracy]"], contrast=None
+        )
         page.goto(f"/games/{game_id}/")
         walk.problems += check(page, "result page", contrast=None)
         page.goto("/")
