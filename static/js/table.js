@@ -150,6 +150,7 @@ function trickKey(v) {
 // -- talking to the server ------------------------------------------------------------
 
 const socket = new ReconnectingSocket(app.dataset.socketPath, {
+  heartbeat: true, // a table that stops hearing from the server says so within seconds
   onMessage: receive,
   onOpen: () => {
     if (pending && pending.held) {
