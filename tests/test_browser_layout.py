@@ -246,6 +246,11 @@ def walk_the_table(walk: Walk, env: dict[str, str], seed: int, trump: int) -> No
         lambda p: p.locator(TRUMP_CHOOSER),
         [MY_NAME, f"{TRUMP_CHOOSER} button", HAND_CARDS],
     )
+    # The keyboard: arrow keys move between the trump buttons (issue 23, finding 15).
+    buttons = first.locator(f"{TRUMP_CHOOSER} button[data-trump]")
+    buttons.first.focus()
+    first.keyboard.press("ArrowRight")
+    expect(buttons.nth(1)).to_be_focused()
     seq = shown_seq(first)
     first.locator(f"{TRUMP_CHOOSER} button[data-trump='{trump}']").click()
     wait_for_seq_after(first, seq)
@@ -306,6 +311,7 @@ def walk_the_table(walk: Walk, env: dict[str, str], seed: int, trump: int) -> No
         lambda p: p.get_by_test_id("summary-continue"),
         ["[data-testid=summary-continue]", "[data-testid=round-summary]"],
     )
+    expect(first.get_by_test_id("summary-continue")).to_be_focused()  # Enter goes on (issue 23, finding 15)
     first.get_by_test_id("summary-continue").click()  # her other windows close theirs with it
 
     # A stand-in plays for Vreni when her clock runs out; then she is back.

@@ -75,7 +75,8 @@ def test_the_header_offers_every_language_in_its_own_words_without_javascript():
     form = switch.group(0)
     assert 'name="next" value="/rules/"' in form and "csrfmiddlewaretoken" in form
     buttons = re.findall(r'<button type="submit" name="language" value="(\w+)".*?aria-label="([^"]+)"', form, re.S)
-    assert buttons == [("en", "English"), ("de", "Deutsch"), ("fr", "Français"), ("it", "Italiano")]
+    # Each button's name holds the code it shows (WCAG 2.5.3), then the language in its own words.
+    assert buttons == [("en", "EN: English"), ("de", "DE: Deutsch"), ("fr", "FR: Français"), ("it", "IT: Italiano")]
     assert re.search(r'value="de"[^>]*\n?[^>]*aria-pressed="true"', form)
     assert form.count('aria-pressed="true"') == 1
 

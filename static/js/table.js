@@ -543,6 +543,8 @@ function renderSummary() {
   if (!summary.shown) {
     summary.shown = true;
     ui.summary.firstChild.scrollIntoView({ block: "nearest" }); // in view on a phone scrolled to its hand
+    // The keyboard goes to Continue: Enter or Space goes on, as a click does.
+    ui.summary.querySelector("[data-testid=summary-continue]")?.focus({ preventScroll: true });
   }
 }
 
@@ -674,7 +676,7 @@ function seatElement(seat, where) {
   }
   if (running() && !(isMe && where === "bottom")) {
     const count = g.hand_sizes[seat];
-    el.append(h("span", { class: "backs", "data-testid": "backs", "aria-label": interpolate(ngettext("%(count)s card in hand", "%(count)s cards in hand", count), { count }, true) },
+    el.append(h("span", { class: "backs", "data-testid": "backs", role: "img", "aria-label": interpolate(ngettext("%(count)s card in hand", "%(count)s cards in hand", count), { count }, true) },
       Array.from({ length: count }, () => cardBack("card-back-mini"))),
     h("span", { class: "backs-count", "aria-hidden": "true" }, interpolate(ngettext("%(count)s card", "%(count)s cards", count), { count }, true)));
   }
@@ -925,10 +927,21 @@ function renderCenter() {
   ui.center.hidden = parts.length === 0;
 }
 
+/** Arrow keys move between the trump buttons (as between the cards of the hand), wrapping round. */
+function trumpArrows(event) {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+  if (!step) return;
+  const buttons = [...event.currentTarget.querySelectorAll("button[data-trump]")];
+  const index = buttons.indexOf(document.activeElement);
+  if (index < 0) return;
+  buttons[(index + step + buttons.length) % buttons.length].focus();
+  event.preventDefault();
+}
+
 function trumpChooser(choices) {
   const g = game();
   const pushed = g.forehand !== g.player;
-  return h("div", { class: "trump-chooser", role: "group", "aria-labelledby": "trump-chooser-title", "data-testid": "trump-chooser" },
+  return h("div", { class: "trump-chooser", role: "group", "aria-labelledby": "trump-chooser-title", "data-testid": "trump-chooser", onkeydown: trumpArrows },
     h("h2", { id: "trump-chooser-title", class: "trump-chooser-title" }, pushed ? gettext("Your partner pushed: choose trump") : gettext("Choose trump")),
     h("div", { class: "trump-buttons" },
       choices.filter((t) => t !== 10).map((t) => trumpButton(t)),
