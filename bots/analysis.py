@@ -25,6 +25,13 @@ For every card played:
 For the trump decisions: the expected points of each trump (and of pushing,
 when it was allowed) from the deciding seat's view (``MCTSBot.trump_values``).
 
+At a table with Weis and Stöck the round is replayed with them (``weis``).
+Announcing is not judged: a Weis or Stöck scores the same whatever card
+follows it, so each card is judged from the position its player chose it in
+(before the Stöck said with it) on the points the cards still decide; the
+``eval`` adds each team's Weis (from the end of the first trick) and Stöck
+(from their announcement) as the round scores them.
+
 Expected points come from the search's mean result, a point difference from
 the mover's team's view scaled to [0, 1] (``bots.mcts``): points = (157 + D) / 2,
 so a Match counts as 207 rather than 257 there.
@@ -101,17 +108,42 @@ def _judged(values: dict[int, float], played: int) -> dict[str, Any]:
     return {"values": {str(c): v for c, v in values.items()}, "best": best, "loss": loss}
 
 
+def _announced(state: RoundState) -> tuple[float, float]:
+    """Each team's Weis and Stöck scored so far (none at a table without them)."""
+    if not state.weis_on:
+        return (0.0, 0.0)
+    weis, stoeck = state.weis_points(), state.stoeck_points()
+    return (float(weis[0] + stoeck[0]), float(weis[1] + stoeck[1]))
+
+
+def _cards_only(state: RoundState) -> RoundState:
+    """The position without its Weis and Stöck, for the open-hand solver (which counts card points only)."""
+    return state._replace(declared=None, stoeck=-1) if state.weis_on else state
+
+
 def analyse_round(
-    hands: list[int], dealer: int, actions: list[int], seed: int, node_limit: int = NODE_LIMIT
+    hands: list[int],
+    dealer: int,
+    actions: list[int],
+    seed: int,
+    node_limit: int = NODE_LIMIT,
+    weis: bool = False,
 ) -> dict[str, Any]:
-    """Analyse one round from its deal, dealer and action codes (``Action.code``), as JSON-ready data."""
+    """Analyse one round from its deal, dealer and action codes (``Action.code``), as JSON-ready data.
+
+    ``weis``: the round was played at a table with Weis and Stöck.
+    """
     rng = np.random.default_rng([seed, 13])
-    state = RoundState.deal(hands, dealer)
+    state = RoundState.deal(hands, dealer, weis)
     trump_decisions = []
     cards_states: list[tuple[RoundState, int]] = []
+    chose_at: RoundState | None = None  # where the player to move chose its card, before announcing
     for code in actions:
         action = Action.from_code(code)
-        if state.trump < 0:
+        if action.is_announcement:
+            if chose_at is None:
+                chose_at = state
+        elif state.trump < 0:
             obs = state.observation(state.player)
             raw = _bot.trump_values(obs, rng)
             values = {key: round(expected_points(value), 1) for key, value in raw.items()}
@@ -120,7 +152,8 @@ def analyse_round(
             judged["values"] = {str(k): v for k, v in values.items()}
             trump_decisions.append({"seat": state.player, "chosen": chosen, **judged, "mark": mark_for(judged["loss"])})
         else:
-            cards_states.append((state, action.value))
+            cards_states.append((chose_at or state, action.value))
+            chose_at = None
         state = state.apply(action, state.player)
     final = list(state.score()) if state.is_over else None
 
@@ -132,7 +165,7 @@ def analyse_round(
     for index in range(len(cards_states) - 1, -1, -1):
         position, played = cards_states[index]
         try:
-            solution = solver.card_values(position)
+            solution = solver.card_values(_cards_only(position))
         except OutOfBudget:
             continue
         judged = _judged({c: float(v) for c, v in solution.values.items()}, played)
@@ -146,9 +179,10 @@ def analyse_round(
         view = _judged(_view_of_cards(position, rng), played)
         team = position.player % 2
         best_value = view["values"][str(view["best"])]
+        announced = _announced(position)
         estimate = [0.0, 0.0]
-        estimate[team] = best_value
-        estimate[1 - team] = round(max(0.0, ROUND_POINTS - best_value), 1)
+        estimate[team] = round(best_value + announced[team], 1)
+        estimate[1 - team] = round(max(0.0, ROUND_POINTS - best_value) + announced[1 - team], 1)
         evaluation.append(estimate)
         legal_count = bin(position.legal_mask()).count("1")
         cards.append(

@@ -40,12 +40,13 @@ def analyse_now(game: Game, *, again: bool = False, progress: Callable[[int, int
         for index in range(job.rounds_done, len(inputs)):
             item = inputs[index]
             started = time.process_time()
-            result = analyse_round(list(item.hands), item.dealer, list(item.actions), item.seed)
+            result = analyse_round(list(item.hands), item.dealer, list(item.actions), item.seed, weis=item.weis)
             seconds = time.process_time() - started
             stored.store_round(job.pk, index, result, seconds)
             if progress is not None:
                 progress(index + 1, len(inputs), seconds)
     except Exception as error:
+        log.exception("analysis of game %s failed", game.pk)
         stored.finish(job.pk, f"{type(error).__name__}: {error}")
         raise
     stored.finish(job.pk)
@@ -60,9 +61,10 @@ def _claim(game_id: int, worker: str) -> tuple[GameAnalysis | None, list[RoundIn
     return job, (stored.round_inputs(game) if job is not None else [])
 
 
-def _submit(hands: list[int], dealer: int, actions: list[int], seed: int) -> Future[tuple[dict[str, Any], float]]:
+def _submit(item: RoundInput) -> Future[tuple[dict[str, Any], float]]:
     """Send one round to the analysis worker (this may start its process: call it off the event loop)."""
-    return think.analysis_pool().submit(think.analyse_round, hands, dealer, actions, seed)
+    args = (list(item.hands), item.dealer, list(item.actions), item.seed, item.weis)
+    return think.analysis_pool().submit(think.analyse_round, *args)
 
 
 async def analyse_in_background(game_id: int, worker: str) -> None:
@@ -76,10 +78,8 @@ async def analyse_in_background(game_id: int, worker: str) -> None:
         return
     try:
         for index in range(job.rounds_done, len(inputs)):
-            item = inputs[index]
-            args = (list(item.hands), item.dealer, list(item.actions), item.seed)
             # Submitting may start the worker process: off the event loop too.
-            future = await asyncio.to_thread(_submit, *args)
+            future = await asyncio.to_thread(_submit, inputs[index])
             try:
                 result, seconds = await asyncio.wrap_future(future)
             except BrokenProcessPool:

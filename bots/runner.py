@@ -13,10 +13,11 @@ others — and keeps each game's state in memory, so it knows at once whose turn
 it is without reading the database. Besides the bots it runs two timers per
 game: the **turn clock** (a person out of time gets a stand-in bot, which plays
 for them until they press *I'm back*) and the **orphan timer** (a game whose
-people have all gone and where nothing moved for ``JASSWEB_ORPHAN_MINUTES`` is
-abandoned, with its reason). No process ever sweeps the running games: a game
-is woken by its own events, and a dead driver's games are taken over by the
-first live one to notice (``games.workers.reap``).
+people have all been away from the table for ``JASSWEB_ORPHAN_MINUTES`` is
+abandoned, with its reason, however many moves stand-ins and bots made
+meanwhile). No process ever sweeps the running games: a game is woken by its
+own events, and a dead driver's games are taken over by the first live one to
+notice (``games.workers.reap``).
 """
 
 from __future__ import annotations
@@ -440,8 +441,8 @@ class LiveGame:
             return
         if self.alone_since is None:
             self.alone_since = time.time()
-        quiet_from = max(self.alone_since, self.info.turn_started_at)
-        due = quiet_from + orphan_seconds() - time.time()
+        # Moves do not put it off: stand-ins and bots playing on are no one at the table (issue 23).
+        due = self.alone_since + orphan_seconds() - time.time()
         if self.orphan is not None:
             self.orphan.cancel()
         self.orphan = loop.call_later(max(0.0, due) + 0.05, self._orphaned)
@@ -469,7 +470,10 @@ class LiveGame:
         self.driver.spawn(self._abandon_if_orphaned(), f"orphan-{self.game_id}")
 
     async def _abandon_if_orphaned(self) -> None:
-        if not await database_sync_to_async(service.abandon_orphaned)(self.game_id, orphan_seconds()):
+        since = self.alone_since
+        if since is None or not await database_sync_to_async(service.abandon_orphaned)(
+            self.game_id, orphan_seconds(), since
+        ):
             await self.refresh()
 
     def start(self, player: BotPlayer) -> None:

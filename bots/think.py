@@ -188,12 +188,14 @@ def _warm_up_analysis(server: int) -> None:
     prepare()
 
 
-def analyse_round(hands: list[int], dealer: int, actions: list[int], seed: int) -> tuple[dict[str, Any], float]:
+def analyse_round(
+    hands: list[int], dealer: int, actions: list[int], seed: int, weis: bool = False
+) -> tuple[dict[str, Any], float]:
     """``bots.analysis.analyse_round`` in a worker, with the CPU seconds it took."""
     from bots.analysis import analyse_round as analyse
 
     started = time.process_time()
-    result = analyse(hands, dealer, actions, seed)
+    result = analyse(hands, dealer, actions, seed, weis=weis)
     return result, time.process_time() - started
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -33,6 +34,7 @@ class RoundInput:
     dealer: int
     actions: tuple[int, ...]  # Action.code of each decision and card, in order
     seed: int
+    weis: bool = False  # played with Weis and Stöck: their announcements are among the actions
 
 
 def round_inputs(game: Game) -> list[RoundInput]:
@@ -44,7 +46,8 @@ def round_inputs(game: Game) -> list[RoundInput]:
         if not actions:
             continue  # dealt when the previous round ended, never played
         deal = state.plan.deal(index)
-        inputs.append(RoundInput(deal.hands, deal.dealer, tuple(a.code for a in actions), game.seed * 64 + index))
+        codes = tuple(a.code for a in actions)
+        inputs.append(RoundInput(deal.hands, deal.dealer, codes, game.seed * 64 + index, rnd.weis_on))
     return inputs
 
 
@@ -75,6 +78,42 @@ def claim(game: Game, worker: str, restart: bool = False) -> GameAnalysis | None
         analysis.rounds_total = len(round_inputs(game))
         analysis.save()
     return analysis
+
+
+def _live_job(analysis: GameAnalysis) -> bool:
+    """Whether a job is on its way: queued, or run by a live worker that stored a round lately."""
+    if analysis.status == GameAnalysis.QUEUED:
+        return (timezone.now() - analysis.updated_at).total_seconds() < STALE_SECONDS
+    if analysis.status != GameAnalysis.RUNNING or not analysis.worker:
+        return False
+    fresh = (timezone.now() - analysis.updated_at).total_seconds() < STALE_SECONDS
+    return fresh and Worker.objects.filter(id=analysis.worker).exists()
+
+
+def wanted(game: Game) -> bool:
+    """Whether asking for ``game``'s analysis would start one: it is over, and not analysed nor on its way."""
+    if not is_over(game):
+        return False
+    analysis = GameAnalysis.objects.filter(game=game).first()
+    return analysis is None or (analysis.status != GameAnalysis.DONE and not _live_job(analysis))
+
+
+def request(game: Game) -> bool:
+    """Queue the analysis of a game that is over for a bot worker (the replay's *Analyse* button).
+
+    True when a job was queued; False when it is done or already on its way. A
+    failed one is queued again and resumes after its last stored round.
+    """
+    if not is_over(game):
+        raise ValueError(f"game {game.pk} is still running: only games that are over are analysed")
+    with transaction.atomic():
+        analysis, created = GameAnalysis.objects.select_for_update().get_or_create(game=game)
+        if not created and (analysis.status == GameAnalysis.DONE or _live_job(analysis)):
+            return False
+        analysis.status, analysis.worker, analysis.error = GameAnalysis.QUEUED, "", ""
+        analysis.rounds_total = len(round_inputs(game))
+        analysis.save()
+    return True
 
 
 def store_round(analysis_id: int, index: int, result: dict[str, Any], seconds: float) -> None:
@@ -198,13 +237,16 @@ def analysis_view(game: Game) -> dict[str, Any]:
     if not is_over(game):
         return {"status": "unavailable"}
     analysis = GameAnalysis.objects.filter(game=game).first()
+    # ``may_ask``: the page offers to analyse it (a worker analyses games on request here).
     if analysis is None:
-        return {"status": "none"}
+        return {"status": "none", "may_ask": settings.JASSWEB_ANALYSIS}
+    # A failure's text (``analysis.error``) is for the admin and the log, never the page: the replay says
+    # in the reader's language that it failed.
     data: dict[str, Any] = {
         "status": analysis.status,
         "done": analysis.rounds_done,
         "total": analysis.rounds_total,
-        "error": analysis.error or None,
+        "may_ask": settings.JASSWEB_ANALYSIS and analysis.status == GameAnalysis.FAILED,
     }
     if analysis.status == GameAnalysis.DONE:
         data["accuracy"] = analysis.accuracy

@@ -23,12 +23,18 @@ class BotDriver(Protocol):
     def wake(self, game_id: int) -> None:
         """Drive this game's bot seats now (a game that lost its driver is driven again)."""
 
+    def analyse(self, game_id: int) -> None:
+        """Analyse this game that is over on the analysis worker (a job done or running is left alone)."""
+
 
 class _NoDriver:
     def ensure_started(self) -> None:
         pass
 
     def wake(self, game_id: int) -> None:
+        pass
+
+    def analyse(self, game_id: int) -> None:
         pass
 
 

@@ -10,6 +10,7 @@ bots (``games.bothooks``).
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum, nonmember
@@ -91,6 +92,40 @@ FAULT_WORDS = {
     FaultKind.REDIRECT: gettext_noop("Redirect not followed"),
     FaultKind.GAME_INFO: gettext_noop("Round report (game_info) failed"),
 }  # static/js/faults.js has the same words for the table page (tests/test_layers.py keeps them equal)
+
+
+# -- why a game was abandoned ----------------------------------------------------------
+
+# The reasons the service stores (English, as records keep them), read back into parts that a page
+# words in its own language (games/names.py, static/js/table.js); any other text (an operator's, an
+# imported record's) is shown as it is.
+_ABANDONED_BY_VOTE = re.compile(r"^(?P<name>.+) asked and the other players agreed$")
+_ABANDONED_AWAY = re.compile(
+    r"^nobody was (?:at the table|connected and no move was made)"
+    r" for (?P<amount>\d+(?:\.\d+)?) (?P<unit>minutes|seconds)$"
+)
+
+
+def abandon_parts(reason: str) -> dict[str, object]:
+    """Why a game was abandoned, as parts: ``{"kind": "player" | "vote" | "away" | "other" | "none", ...}``.
+
+    >>> abandon_parts("Anna asked and the other players agreed")
+    {'kind': 'vote', 'name': 'Anna'}
+    >>> abandon_parts("nobody was at the table for 30 minutes")
+    {'kind': 'away', 'seconds': 1800}
+    """
+    if not reason:
+        return {"kind": "none"}
+    if reason == "abandoned by a player":
+        return {"kind": "player"}
+    vote = _ABANDONED_BY_VOTE.match(reason)
+    if vote:
+        return {"kind": "vote", "name": vote["name"]}
+    away = _ABANDONED_AWAY.match(reason)
+    if away:
+        seconds = float(away["amount"]) * (60 if away["unit"] == "minutes" else 1)
+        return {"kind": "away", "seconds": round(seconds, 1) if seconds < 60 else round(seconds)}
+    return {"kind": "other", "text": reason}
 
 
 # -- built-in bots ---------------------------------------------------------------------

@@ -8,6 +8,7 @@ from django.db.models import Prefetch, QuerySet
 from django.utils.translation import gettext, ngettext, pgettext
 
 from games.models import Game, GameSeat, Player
+from games.names import local_player_name
 
 PAGE_SIZE = 25
 
@@ -37,7 +38,7 @@ def game_row(game: Game, player: Player | None) -> dict[str, Any]:
     mine = next((s.position for s in seats if player is not None and s.player_id == player.pk), None)
     my_team = None if mine is None else mine % 2
     code, words = _result(game, my_team)
-    teams = [[s.name for s in seats if s.position % 2 == team] for team in (0, 1)]
+    teams = [[local_player_name(s) for s in seats if s.position % 2 == team] for team in (0, 1)]
     points = list(game.points) if game.points else [0, 0]
     row: dict[str, Any] = {
         "game": game,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.catalogue import FaultKind
@@ -48,13 +49,34 @@ SCHIEBER_2500 = "SCHIEBER_2500"
 JASS_TYPES = (SCHIEBER, SCHIEBER_1000, SCHIEBER_2500)
 
 
+@dataclass(frozen=True)
+class Words:
+    """A message as a template marked for the catalogues and its values: English here, and in the reader's
+    language where a page says it (``gettext(words.template).format(**words.values)``, games/records.py)."""
+
+    template: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.template.format(**self.values)
+
+
+def _(template: str, **values: Any) -> Words:
+    """Words to say later, in the reader's language: ``_`` marks ``template`` for ``makemessages``."""
+    return Words(template, values)
+
+
+NOWHERE = Words("")
+
+
 class InvalidMessageError(JassError):
     """An HSLU message or log that is malformed or contradicts the rules.
 
     Besides the message (``place: problem``), where it is for callers that word it their own way:
     ``place`` (``"trick 2"``, ``"player 1 hand[3]"``, ``"deal"``; empty for the whole message),
     ``trick`` and ``card`` (1-based, when the problem is one card of a trick) and ``illegal``
-    (the engine's refusal, when that card is against the rules).
+    (the engine's refusal, when that card is against the rules); ``place_words`` and
+    ``problem_words`` are the same as ``Words`` to translate.
     """
 
     def __init__(
@@ -66,6 +88,8 @@ class InvalidMessageError(JassError):
         trick: int | None = None,
         card: int | None = None,
         illegal: IllegalActionError | None = None,
+        place_words: Words = NOWHERE,
+        problem_words: Words | None = None,
     ) -> None:
         super().__init__(message)
         self.place = place
@@ -73,6 +97,8 @@ class InvalidMessageError(JassError):
         self.trick = trick
         self.card = card
         self.illegal = illegal
+        self.place_words = place_words
+        self.problem_words = problem_words or Words("{message}", {"message": self.problem})
 
 
 class InvalidReplyError(InvalidActionError):
@@ -161,33 +187,51 @@ def encode_round(state: RoundState, player_view: int | None = None) -> dict[str,
 # -- decoding helpers ----------------------------------------------------------
 
 
-def _fail(where: str, problem: str, **facts: Any) -> InvalidMessageError:
-    return InvalidMessageError(f"{where}: {problem}" if where else problem, place=where, problem=problem, **facts)
+def _fail(where: Words, problem: Words, **facts: Any) -> InvalidMessageError:
+    place, text = str(where), str(problem)
+    return InvalidMessageError(
+        f"{place}: {text}" if place else text,
+        place=place,
+        problem=text,
+        place_words=where,
+        problem_words=problem,
+        **facts,
+    )
 
 
-def _require(data: dict[str, Any], key: str, where: str = "") -> Any:
+def _require(data: dict[str, Any], key: str, where: Words = NOWHERE) -> Any:
     if key not in data:
-        raise _fail(where, f"missing field {key!r}")
+        raise _fail(where, _("missing field {key!r}", key=key))
     return data[key]
 
 
-def _int_field(data: dict[str, Any], key: str, allowed: Sequence[int], where: str = "") -> int:
+def _int_field(data: dict[str, Any], key: str, allowed: Sequence[int], where: Words = NOWHERE) -> int:
     value = _require(data, key, where)
     if type(value) is not int or value not in allowed:
-        raise _fail(where, f"{key!r} must be one of {list(allowed)}, got {value!r}")
+        raise _fail(
+            where, _("{key!r} must be one of {allowed}, got {value!r}", key=key, allowed=list(allowed), value=value)
+        )
     return value
 
 
-def _cards_field(value: object, where: str, trick: int | None = None) -> list[int]:
+# A list of cards and one card of it, as places in a message.
+_INDEXED = {
+    "trick {trick} cards": _("trick {trick} cards[{index}]").template,
+    "player {seat} hand": _("player {seat} hand[{index}]").template,
+}
+
+
+def _cards_field(value: object, where: Words, trick: int | None = None) -> list[int]:
     """A list of card codes as ids; ``trick``: the (1-based) trick they are the cards of, if any."""
     if not isinstance(value, list):
-        raise _fail(where, f"must be a list of card codes, got {value!r}")
+        raise _fail(where, _("must be a list of card codes, got {value!r}", value=value))
     cards = []
     for i, code in enumerate(value):
         card = CARD_IDS.get(code) if isinstance(code, str) else None
         if card is None:
             at = {"trick": trick, "card": i + 1} if trick is not None else {}
-            raise _fail(f"{where}[{i}]", f"unknown card code {code!r}", **at)
+            place = Words(_INDEXED.get(where.template, where.template + "[{index}]"), {**where.values, "index": i})
+            raise _fail(place, _("unknown card code {code!r}", code=code), **at)
         cards.append(card)
     return cards
 
@@ -198,17 +242,20 @@ def _check_header(data: object, version_required: bool) -> dict[str, Any]:
     if "version" in data or version_required:
         version = _require(data, "version")
         if version != VERSION:
-            raise _fail("", f"unsupported version {version!r} (expected {VERSION!r})")
+            raise _fail(
+                NOWHERE, _("unsupported version {version!r} (expected {expected!r})", version=version, expected=VERSION)
+            )
     if "jassTyp" in data and data["jassTyp"] not in JASS_TYPES:
-        raise _fail("", f"unsupported jassTyp {data['jassTyp']!r} (expected one of {list(JASS_TYPES)})")
+        given, known = data["jassTyp"], list(JASS_TYPES)
+        raise _fail(NOWHERE, _("unsupported jassTyp {given!r} (expected one of {known})", given=given, known=known))
     return data
 
 
 def _check_decision(trump: int, forehand: int) -> None:
     if trump == -1 and forehand == 1:
-        raise _fail("", "forehand 1 says the trump was declared, but trump is -1")
+        raise _fail(NOWHERE, _("forehand 1 says the trump was declared, but trump is -1"))
     if trump >= 0 and forehand == -1:
-        raise _fail("", f"trump {trump} is declared, but forehand is -1 (no decision yet)")
+        raise _fail(NOWHERE, _("trump {trump} is declared, but forehand is -1 (no decision yet)", trump=trump))
 
 
 class _PublicTricks:
@@ -217,42 +264,45 @@ class _PublicTricks:
     def __init__(self, data: dict[str, Any], dealer: int, trump: int) -> None:
         raw = _require(data, "tricks")
         if not isinstance(raw, list) or len(raw) > 9:
-            raise _fail("", f"'tricks' must be a list of at most 9 tricks, got {raw!r}")
+            raise _fail(NOWHERE, _("'tricks' must be a list of at most 9 tricks, got {value!r}", value=raw))
         if trump < 0 and any(isinstance(t, dict) and t.get("cards") for t in raw):
-            raise _fail("", "cards are played but no trump is declared")
+            raise _fail(NOWHERE, _("cards are played but no trump is declared"))
         self.tricks: list[Trick] = []
         self.trick: list[int] = []
         self.leader = next_seat(dealer)  # forehand leads the first trick
         seen: set[int] = set()
         for number, entry in enumerate(raw):
-            where = f"trick {number + 1}"
+            where = _("trick {trick}", trick=number + 1)
             if not isinstance(entry, dict):
-                raise _fail(where, f"must be an object, got {entry!r}")
+                raise _fail(where, _("must be an object, got {value!r}", value=entry))
             if len(self.tricks) < number:
-                raise _fail(where, "follows a trick that is not complete")
-            cards = _cards_field(entry.get("cards", []), f"{where} cards", trick=number + 1)
+                raise _fail(where, _("follows a trick that is not complete"))
+            cards = _cards_field(entry.get("cards", []), _("trick {trick} cards", trick=number + 1), trick=number + 1)
             if len(cards) > 4:
-                raise _fail(where, f"has {len(cards)} cards")
+                raise _fail(where, _("has {count} cards", count=len(cards)))
             for card in cards:
                 if card in seen:
-                    raise _fail(where, f"card {CARD_CODES[card]} was already played")
+                    raise _fail(where, _("card {card} was already played", card=CARD_CODES[card]))
                 seen.add(card)
             if trump < 0:
-                raise _fail(where, "a trick is listed before the trump is declared")
+                raise _fail(where, _("a trick is listed before the trump is declared"))
             if "first" in entry and entry["first"] != self.leader:
-                raise _fail(where, f"'first' is {entry['first']!r} but {self._who(self.leader)} leads it")
+                given, leader = entry["first"], self._who(self.leader)
+                raise _fail(where, _("'first' is {given!r} but {seat} leads it", given=given, seat=leader))
             if len(cards) < 4:
                 # The spec's own examples give the current trick arbitrary "points"; only "win" is wrong here.
                 if "win" in entry:
-                    raise _fail(where, "an incomplete trick has no winner ('win')")
+                    raise _fail(where, _("an incomplete trick has no winner ('win')"))
                 self.trick = cards
                 continue
             winner = trick_winner(cards, self.leader, trump)
             points = trick_points(cards, trump, last=number == 8)
             if "win" in entry and entry["win"] != winner:
-                raise _fail(where, f"'win' is {entry['win']!r} but the cards give {self._who(winner)}")
+                given, seat = entry["win"], self._who(winner)
+                raise _fail(where, _("'win' is {given!r} but the cards give {seat}", given=given, seat=seat))
             if "points" in entry and entry["points"] != points:
-                raise _fail(where, f"'points' is {entry['points']!r} but the cards give {points}")
+                given = entry["points"]
+                raise _fail(where, _("'points' is {given!r} but the cards give {points}", given=given, points=points))
             self.tricks.append(Trick(self.leader, (cards[0], cards[1], cards[2], cards[3]), winner, points))
             self.leader = winner
         self.over = len(self.tricks) == 9
@@ -261,8 +311,9 @@ class _PublicTricks:
         self.played = seen
 
     @staticmethod
-    def _who(seat: int) -> str:
-        return f"{seat} ({SEAT_NAMES[seat]})"
+    def _who(seat: int) -> Words:
+        # The seat's name is a word of the catalogues already (North, East, ...); the form is the same everywhere.
+        return Words("{seat} ({name})", {"seat": seat, "name": Words(SEAT_NAMES[seat])})
 
     def played_by(self, seat: int) -> int:
         count = sum(1 for t in self.tricks for i in range(4) if t.seat_of(i) == seat)
@@ -285,12 +336,12 @@ class _PublicTricks:
 def _read_players(data: dict[str, Any]) -> list[list[int]]:
     raw = _require(data, "player")
     if not isinstance(raw, list) or len(raw) > 4:
-        raise _fail("", f"'player' must be a list of at most 4 entries, got {raw!r}")
+        raise _fail(NOWHERE, _("'player' must be a list of at most 4 entries, got {value!r}", value=raw))
     hands = []
     for seat, entry in enumerate(raw):
         if not isinstance(entry, dict):
-            raise _fail(f"player {seat}", f"must be an object with a 'hand', got {entry!r}")
-        hands.append(_cards_field(entry.get("hand", []), f"player {seat} hand"))
+            raise _fail(_("player {seat}", seat=seat), _("must be an object with a 'hand', got {value!r}", value=entry))
+        hands.append(_cards_field(entry.get("hand", []), _("player {seat} hand", seat=seat)))
     return hands + [[] for _ in range(4 - len(hands))]
 
 
@@ -329,24 +380,25 @@ def decode_observation(data: object) -> Observation:
     public = _PublicTricks(data, dealer, trump)
     player = public.to_move(dealer, trump, forehand)
     if "currentPlayer" in data and data["currentPlayer"] != player:
-        raise _fail("", f"'currentPlayer' is {data['currentPlayer']!r} but {player} is to move")
+        raise _fail(NOWHERE, _current_player(data["currentPlayer"], player))
     viewer = _int_field(data, "playerView", range(4)) if "playerView" in data else -1
     hands = _read_players(data)
     holders = [seat for seat, hand in enumerate(hands) if hand]
     if len(holders) > 1:
-        raise _fail("", f"an observation holds one hand, but seats {holders} have cards")
+        raise _fail(NOWHERE, _("an observation holds one hand, but seats {seats} have cards", seats=holders))
     if holders and holders[0] != viewer:
         viewer = holders[0]
     if viewer < 0:
-        raise _fail("", "missing field 'playerView'")
+        raise _fail(NOWHERE, _("missing field {key!r}", key="playerView"))
     hand = hands[viewer]
     expected = 9 - public.played_by(viewer)
+    where = _("player {seat} hand", seat=viewer)
     if len(hand) != expected:
-        raise _fail(f"player {viewer} hand", f"holds {len(hand)} cards but should hold {expected}")
+        raise _fail(where, _("holds {count} cards but should hold {expected}", count=len(hand), expected=expected))
     hand_mask = 0
     for card in hand:
         if card in public.played or hand_mask >> card & 1:
-            raise _fail(f"player {viewer} hand", f"card {CARD_CODES[card]} is also played or listed twice")
+            raise _fail(where, _twice(card))
         hand_mask |= 1 << card
     sizes = tuple(len(hand) if seat == viewer else 9 - public.played_by(seat) for seat in range(4))
     return Observation(
@@ -382,7 +434,7 @@ def decode_round(data: object) -> RoundState:
     for seat, hand in enumerate(remaining):
         for card in hand:
             if card in public.played or starting[seat] >> card & 1:
-                raise _fail(f"player {seat} hand", f"card {CARD_CODES[card]} is also played or listed twice")
+                raise _fail(_("player {seat} hand", seat=seat), _twice(card))
             starting[seat] |= 1 << card
     for trick in public.tricks:
         for i, card in enumerate(trick.cards):
@@ -392,7 +444,9 @@ def decode_round(data: object) -> RoundState:
     try:
         state = RoundState.deal(starting, dealer)
     except InvalidActionError as exc:
-        raise _fail("deal", f"the hands and played cards are not a deal of 4 x 9 cards: {exc}") from None
+        raise _fail(
+            _("deal"), _("the hands and played cards are not a deal of 4 x 9 cards: {problem}", problem=str(exc))
+        ) from None
     decisions = []
     if forehand == 0:
         decisions.append(Action.push())
@@ -405,12 +459,21 @@ def decode_round(data: object) -> RoundState:
             try:
                 state = state.apply(Action.card(card))
             except IllegalActionError as exc:
+                place = _("trick {trick} card {card}", trick=number + 1, card=i + 1)
                 raise _fail(
-                    f"trick {number + 1} card {i + 1}", str(exc), trick=number + 1, card=i + 1, illegal=exc
+                    place, Words("{message}", {"message": str(exc)}), trick=number + 1, card=i + 1, illegal=exc
                 ) from None
     if "currentPlayer" in data and data["currentPlayer"] != state.player:
-        raise _fail("", f"'currentPlayer' is {data['currentPlayer']!r} but {state.player} is to move")
+        raise _fail(NOWHERE, _current_player(data["currentPlayer"], state.player))
     return state
+
+
+def _current_player(given: object, player: int) -> Words:
+    return _("'currentPlayer' is {given!r} but {player} is to move", given=given, player=player)
+
+
+def _twice(card: int) -> Words:
+    return _("card {card} is also played or listed twice", card=CARD_CODES[card])
 
 
 # -- replies -------------------------------------------------------------------

@@ -58,6 +58,7 @@ WHAT = {
     "message": gettext_lazy("messages"),
     "bot_call": gettext_lazy("bot tests and bot invitations"),
     "chat": gettext_lazy("chat messages"),
+    "analysis": gettext_lazy("game analyses"),
 }
 PER = {
     "person": gettext_lazy("per person"),

@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 
 from games import access, analysis, charts
 from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
+from games.names import local_bot_label
 from games.ratings import SIGMAS_SHOWN
 from games.stats import wilson
 
@@ -52,8 +53,12 @@ def rating_view(competitor: Competitor) -> dict[str, Any]:
 
 
 def display_name(competitor: Competitor) -> str:
-    """A person's current name, or a bot's name."""
-    return competitor.player.name if competitor.player_id and competitor.player else competitor.name
+    """A person's current name, or a bot's name (a built-in one's in the page's language)."""
+    if competitor.player_id and competitor.player:
+        return competitor.player.name
+    if competitor.kind == Competitor.BOT and competitor.bot:
+        return local_bot_label(competitor.bot)
+    return competitor.name
 
 
 def leaderboard(who: str) -> list[dict[str, Any]]:

@@ -56,7 +56,7 @@ from games.engine import Action as EngineAction
 from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.game import MAX_TARGET
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
-from games.hslu import InvalidMessageError, decode_round, encode_round
+from games.hslu import InvalidMessageError, Words, decode_round, encode_round
 from games.models import Action, Fault, Game, GameSeat, Player, new_game, new_table
 from games.service import load_state, seat_name
 
@@ -482,16 +482,27 @@ def _check_dealt_once(number: int, log: object) -> None:
                     see(code, gettext("{seat}'s hand").format(seat=seat_name(seat)))
 
 
+def _said(words: Words) -> str:
+    """The codec's words (games/hslu.py) in the reader's language (words within them too: a seat's name)."""
+    if not words.template:
+        return ""
+    values = {key: _said(value) if isinstance(value, Words) else value for key, value in words.values.items()}
+    return gettext(words.template).format(**values)
+
+
 def _round_message(number: int, exc: InvalidMessageError) -> str:
     """Put ``decode_round``'s complaint in the record's terms: round, trick, card (1-based)."""
+    problem = _said(exc.problem_words)
     if exc.trick is not None and exc.card is not None:
-        problem = _illegal_card_words(exc.illegal) if exc.illegal is not None else exc.problem
+        if exc.illegal is not None:
+            problem = _illegal_card_words(exc.illegal)
         return gettext("round {number}, trick {trick}, card {card}: {problem}").format(
             number=number, trick=exc.trick, card=exc.card, problem=problem
         )
     if exc.place:
-        return gettext("round {number}, {place}: {problem}").format(number=number, place=exc.place, problem=exc.problem)
-    return gettext("round {number}: {problem}").format(number=number, problem=exc)
+        place = _said(exc.place_words)
+        return gettext("round {number}, {place}: {problem}").format(number=number, place=place, problem=problem)
+    return gettext("round {number}: {problem}").format(number=number, problem=problem)
 
 
 def _illegal_card_words(exc: IllegalActionError) -> str:

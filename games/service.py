@@ -1269,11 +1269,13 @@ def _leave_game(table: Table, game: Game, player: Player) -> None:
     _changed(table, game.pk, "standin")
 
 
-def abandon_orphaned(game_id: int, quiet_seconds: float) -> bool:
-    """End a running game that people play but none is connected to and none moved in for ``quiet_seconds``.
+def abandon_orphaned(game_id: int, quiet_seconds: float, alone_since: float) -> bool:
+    """End a running game that people play but none has been connected to for ``quiet_seconds``.
 
-    Bot-only games (and games whose people all left) never count as orphaned:
-    their driver plays them to the end. True if the game was abandoned.
+    ``alone_since`` (a ``time.time()``) is when its driver saw the last person go. Stand-ins and bots
+    playing on meanwhile do not keep it alive: a game of stand-ins alone is no game of people (it
+    would burn a worker's CPU to the end and count for people). Bot-only games (and games whose people
+    all left) never count as orphaned: their driver plays them to the end. True if it was abandoned.
     """
     with transaction.atomic():
         locked = _lock_game(game_id)
@@ -1285,11 +1287,11 @@ def abandon_orphaned(game_id: int, quiet_seconds: float) -> bool:
         people = [s.player_id for s in game.seats.all() if s.player_id and s.standin != GameSeat.LEFT]
         if not people or Connection.objects.filter(table_id=table.pk, player_id__in=people).exists():
             return False
-        if timezone.now() < (game.turn_started_at or game.created_at) + timedelta(seconds=quiet_seconds):
+        if time.time() < alone_since + quiet_seconds:
             return False
         minutes = quiet_seconds / 60
         span = f"{minutes:g} minutes" if minutes >= 1 else f"{quiet_seconds:g} seconds"
-        _abandon(table, game, f"nobody was connected and no move was made for {span}")
+        _abandon(table, game, f"nobody was at the table for {span}")
     return True
 
 

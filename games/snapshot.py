@@ -26,7 +26,8 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
 from games import access, states
-from games.catalogue import SeatKind, bot_choices, builtin_bots
+from games.catalogue import SeatKind, abandon_parts, bot_choices, builtin_bots
+from games.decks import Deck
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -45,6 +46,7 @@ from games.engine import (
     weis_name,
     weis_points,
 )
+from games.engine.weis import QUARTET_BASE, RUN_NAMES
 from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, SeatFields, Table
 
 
@@ -106,13 +108,21 @@ _QUARTET_WORDS = {
 }
 
 
-def local_weis_name(name: str) -> str:
-    """A shown Weis's name for a page: "Vierblatt HA-H10", "vier Bauern"."""
-    return str(_QUARTET_WORDS.get(name, name))
+def local_weis_name(entry: dict[str, Any], deck: Deck) -> str:
+    """A shown Weis for a page, its cards in the deck's names: "Vierblatt ♥A-♥10", "Dreiblatt Eicheln Banner-8"
+    (with an en dash), "vier Bauern"."""
+    cards = entry["cards"]
+    if entry["code"] >= QUARTET_BASE:
+        return str(_QUARTET_WORDS.get(entry["name"], entry["name"]))
+    run = RUN_NAMES[len(cards)]  # Swiss names in every language
+    top, low = cards[0], cards[-1]  # codes_of lists a suit's cards from the Ace down
+    if deck.symbols:
+        return f"{run} {deck.card_text(top)}\N{EN DASH}{deck.card_text(low)}"
+    return f"{run} {deck.suit_name(top[0])} {deck.rank_name(top[1:])}\N{EN DASH}{deck.rank_name(low[1:])}"
 
 
-def weis_rounds(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each round's Weis and Stöck of a game view, as lines to read (the result page)."""
+def weis_rounds(view: dict[str, Any], deck: Deck) -> list[dict[str, Any]]:
+    """Each round's Weis and Stöck of a game view, as lines to read (the result page), cards in ``deck``'s names."""
     rows = []
     for r in view.get("rounds") or []:
         weis = r.get("weis")
@@ -123,7 +133,7 @@ def weis_rounds(view: dict[str, Any]) -> list[dict[str, Any]]:
             for entry in entries:
                 points = entry["points"]
                 if "name" in entry:
-                    shown = f"{local_weis_name(entry['name'])} ({points})"
+                    shown = f"{local_weis_name(entry, deck)} ({points})"
                 else:
                     shown = gettext("{points} (cards not shown)").format(points=points)
                 lines.append({"seat": seat, "text": shown, "scored": team_of(seat) == weis["team"]})
@@ -224,6 +234,7 @@ def game_part(game: Game, state: GameState, seats: Sequence[SeatFields], faults:
         },
         "standin_bot": game.standin_bot,
         "abandon_reason": game.abandon_reason or None,
+        "abandon": abandon_parts(game.abandon_reason),  # the same, to word in the page's language
         "abandon_vote": _abandon_vote(game, seats) if running else None,
     }
     pause = round_pause(game, state, seats)

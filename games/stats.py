@@ -11,7 +11,9 @@ however many games there are (``page_data``). A rated game's rating update
 
 Player types are "people" (every person, as the thesis' "Human Player"), each
 built-in bot ("bot:<name>") and each remote bot by the name its inviter gave
-it ("remote:<name>"). Games at private tables are summarized too (their
+it ("remote:<name>"). A person's seat whose moves a stand-in bot made for the
+most part (they left, or closed the tab and never came back) counts as that
+bot's: a game of stand-ins is no game of people. Games at private tables are summarized too (their
 players' profiles show them to those who may see them) but never counted on
 the public statistics page.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -32,6 +34,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from games.catalogue import SeatKind, builtin_bots
 from games.engine import FAIR, OBE_ABE, PUSH, STANDARD, SUITS, GameState, team_of
+from games.models import Action as ActionRow
 from games.models import (
     Competitor,
     DecisiveRound,
@@ -75,6 +78,16 @@ def type_label(key: str) -> str:
     if kind == SeatKind.REMOTE:
         return gettext("{name} (remote)").format(name=name)
     return gettext("Unknown")
+
+
+def stood_in_seats(game_id: int) -> set[int]:
+    """The positions of people whose moves a stand-in bot made for the most part (more than half)."""
+    counts = (
+        ActionRow.objects.filter(game_id=game_id)
+        .values("seat")
+        .annotate(total=Count("pk"), standins=Count("pk", filter=Q(standin=True)))
+    )
+    return {row["seat"] for row in counts if 2 * row["standins"] > row["total"]}
 
 
 def competitor_key(seat: GameSeat) -> str | None:
@@ -148,8 +161,19 @@ def summary_rows(
     source: str,
     rated: bool,
     finished_at: datetime,
+    stood_in: Collection[int] = (),
 ) -> SummaryRows:
-    """The summary rows of a finished game, from its final state (nothing is written)."""
+    """The summary rows of a finished game, from its final state (nothing is written).
+
+    ``stood_in``: the positions whose person a stand-in bot played for the most part (``stood_in_seats``);
+    their player type is the game's stand-in bot. Competitors (profiles, ratings) stay the people.
+    """
+
+    def type_of(seat: GameSeat) -> str:
+        if seat.position in stood_in and seat_kind(seat) == SeatKind.HUMAN:
+            return f"bot:{game.standin_bot}"
+        return player_type(seat)
+
     points = list(state.scores)
     winner = state.winner
     common = {"game_id": game.pk, "mode": game.mode, "private": private, "finished_at": finished_at}
@@ -169,7 +193,7 @@ def summary_rows(
         advantage = points[team] - points[1 - team]
         outcome = {"won": winner == team, "drawn": winner is None, "advantage": advantage}
         first, second = by_position[team], by_position[team + 2]
-        types = [player_type(first), player_type(second)]
+        types = [type_of(first), type_of(second)]
         for mine, partner in ((types[0], types[1]), (types[1], types[0]))[: 1 if types[0] == types[1] else 2]:
             rows.types.append(
                 TypeResult(**common, **outcome, team=team, player_type=mine, partner_type=partner, source=source)
@@ -192,7 +216,7 @@ def summary_rows(
             )
         rows.members.extend(held.values())
     if game.mode == FAIR:
-        rows.decisive = decisive_rounds(state, {p: player_type(s) for p, s in by_position.items()}, common, source)
+        rows.decisive = decisive_rounds(state, {p: type_of(s) for p, s in by_position.items()}, common, source)
     return rows
 
 
@@ -285,6 +309,7 @@ def record_game_end(game: Game, state: GameState, *, source: str = TABLE, rated:
         source=source,
         rated=rated,
         finished_at=facts["finished_at"] or timezone.now(),
+        stood_in=stood_in_seats(game.pk),
     )
     save_rows(rows)
     if rated and ledger is not None:
@@ -313,6 +338,7 @@ def rebuild_summaries() -> int:
                 source=TABLE,
                 rated=False,
                 finished_at=game.finished_at or game.created_at,
+                stood_in=stood_in_seats(game.pk),
             )
             save_rows(rows)
         done += 1

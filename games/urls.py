@@ -24,6 +24,7 @@ urlpatterns = [
     path("games/<int:game_id>/record.json", views.record_json, name="record_json"),
     path("games/<int:game_id>/rounds.json", views.round_logs_json, name="round_logs_json"),
     path("games/<int:game_id>/analysis.json", views.analysis_json, name="analysis_json"),
+    path("games/<int:game_id>/analyse", views.analyse_game, name="analyse_game"),
     path("rules/", views.rules, name="rules"),
     path("stats/", views.stats_page, name="stats"),
     path("ratings/", views.leaderboard, name="leaderboard"),

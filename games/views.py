@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import time
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -17,7 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from games import (
@@ -34,11 +37,13 @@ from games import (
     snapshot,
     stats,
 )
-from games.catalogue import bot_choices, builtin_bots
+from games.bothooks import driver as bot_driver
+from games.catalogue import bot_choices
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
 from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
-from games.models import ROUND_PAUSES, Competitor, Game, Player, Table
+from games.models import ROUND_PAUSES, Competitor, Game, GameAnalysis, Player, Table
+from games.names import BOT_LABELS, local_bot_label
 from games.replay import replay_data
 
 MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
@@ -59,25 +64,8 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-# The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
-BOT_LABELS = {
-    "Random": pgettext_lazy("bot", "Random"),
-    "Rule-based": pgettext_lazy("bot", "Rule-based"),
-    "MCTS (fast)": pgettext_lazy("bot", "MCTS (fast)"),
-    "MCTS (strong)": pgettext_lazy("bot", "MCTS (strong)"),
-}
-
-
 def _bot_choices() -> list[dict[str, str]]:
     return [{**bot, "label": str(BOT_LABELS.get(bot["label"], bot["label"]))} for bot in bot_choices()]
-
-
-def _local_bot_label(name: str) -> str:
-    """A built-in bot as a page names it: "Rule-based bot" / "Bot Regelbasiert"; any other name as it is."""
-    bot = builtin_bots().get(name)
-    if bot is None:
-        return name
-    return gettext("{label} bot").format(label=BOT_LABELS.get(bot.label, bot.label))
 
 
 def _with_seat_labels(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -302,7 +290,9 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     if view is None:
         raise Http404("no such table")
     creator = player is not None and table.created_by_id == player.pk
-    return render(
+    # Only the creator hands out a private table's invitation link.
+    invite_url = request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None
+    response = render(
         request,
         "table.html",
         {
@@ -312,10 +302,14 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
             "socket_path": f"/ws/tables/{table_id}/",
             "trump_names": TRUMP_NAMES,
             "chat_phrases": chat.phrases(),
-            # Only the creator hands out a private table's invitation link.
-            "invite_url": request.build_absolute_uri(access.invite_path(table)) if table.private and creator else None,
+            "invite_url": invite_url,
         },
     )
+    if invite_url:
+        # The same secret on every response beside names others choose: never compressed (BREACH,
+        # jassweb/compression.py).
+        setattr(response, "jassweb_uncompressed", True)  # noqa: B010 - a flag, not a field of HttpResponse
+    return response
 
 
 def invitation(request: HttpRequest, table_id: int, token: str) -> HttpResponse:
@@ -361,9 +355,9 @@ def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
             "pairs": pairs,
             "pair_side": "you" if mine is not None else "North & South",
             "pair_label": gettext("you") if mine is not None else gettext("North & South"),
-            "standin_label": _local_bot_label(game.standin_bot),
+            "standin_label": local_bot_label(game.standin_bot),
             "rating_changes": profiles.rating_changes(game),
-            "weis_rounds": snapshot.weis_rounds(view),
+            "weis_rounds": snapshot.weis_rounds(view, deck_for_request(request)),
         },
     )
 
@@ -431,6 +425,43 @@ def analysis_json(request: HttpRequest, game_id: int) -> HttpResponse:
             status=409,
         )
     return JsonResponse(analysis.analysis_view(game), json_dumps_params={"separators": (",", ":")})
+
+
+def _queue_analysis(request: HttpRequest, game_id: int) -> tuple[JsonResponse, bool]:
+    """Queue a visible game's analysis if it wants one (``analyse_game``); the answer and whether it is queued."""
+    game, player = _visible_game(request, game_id)
+    if game.status == Game.RUNNING:
+        message = gettext("The game is still running: it can be analysed when it is over.")
+        return JsonResponse({"error": "running", "message": message}, status=409), False
+    if not settings.JASSWEB_ANALYSIS:
+        message = gettext("This server analyses no games on request.")
+        return JsonResponse({"error": "analysis_off", "message": message}, status=409), False
+    if analysis.wanted(game):
+        try:
+            limits.hit("analysis", person=player.pk if player else None, address=limits.request_address(request))
+        except limits.Limited as exc:
+            return JsonResponse({"error": exc.code, "message": exc.message}, status=429), False
+        analysis.request(game)
+    view = analysis.analysis_view(game)
+    return JsonResponse(view, status=202), view["status"] == GameAnalysis.QUEUED
+
+
+@require_POST
+async def analyse_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Ask for the analysis of a game that is over (the replay's *Analyse* button): queued for this
+    process's analysis worker, whose progress the replay then polls from ``analysis.json``."""
+    response, queued = await sync_to_async(_queue_analysis)(request, game_id)
+    if queued:
+        # A fresh context: tasks started from this request must not carry its asgiref thread context, whose
+        # executor ends with the request (their database calls would fail after it).
+        asyncio.get_running_loop().call_soon(_start_analysis, game_id, context=contextvars.Context())
+    return response
+
+
+def _start_analysis(game_id: int) -> None:
+    driver = bot_driver()
+    driver.ensure_started()  # on this server's event loop: its driver may not have started yet
+    driver.analyse(game_id)
 
 
 def _game_list(request: HttpRequest, games, player: Player | None) -> tuple[list[dict], object]:

@@ -73,6 +73,9 @@ MIDDLEWARE = [
     "jassweb.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
+    # Pages and JSON compressed (static files never reach it: WhiteNoise answers them above); why this is
+    # safe from BREACH: jassweb/compression.py.
+    "jassweb.compression.PageGZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the one chosen in the header (a cookie), else the browser's Accept-Language.
     "django.middleware.locale.LocaleMiddleware",
@@ -343,6 +346,8 @@ _LIMIT_DEFAULTS = {
     "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
     "bot_call.server": "600/10m",  # ...and of everyone together
     "chat.person": "10/30s",  # chat messages of one person (games/chat.py)
+    "analysis.person": "20/h",  # game analyses asked for on the replay page by one person...
+    "analysis.address": "40/h",  # ...and from one address (each is minutes of a worker's CPU)
 }
 JASSWEB_LIMITS = {
     name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)

@@ -12,11 +12,12 @@ from django.test import Client
 
 from bots.analysis import MARKS, analyse_round, mark_for
 from bots.analyst import analyse_now
+from bots.runner import play_bot_turns
 from bots.solver import Solver
 from games import analysis, service
 from games.engine import Action, RoundState
-from games.models import Game, GameAnalysis
-from tests.table_helpers import make_players, make_table, start
+from games.models import Game, GameAnalysis, Player
+from tests.table_helpers import actor, make_players, make_table, start
 
 pytestmark = pytest.mark.django_db
 
@@ -134,3 +135,160 @@ def test_an_imported_game_can_be_analysed():
     imported = import_record(json.loads(json.dumps(game_record(game))))
     analyse_now(imported)
     assert analysis.accuracy_by_player(imported) is not None
+
+
+# -- every kind of game (issue 23, finding 1) ------------------------------------------------------------
+
+WEIS_SEED = 70_049  # a 2-round fair game of rule bots with Weis: four declared, and Stöck announced
+
+
+def weis_game() -> Game:
+    """A finished fair game of rule bots with Weis and Stöck in which both were announced."""
+    service.forget_cached_states()  # a process keeps engine states by game id and seed
+    seats = ["--seat", "rules"] * 4
+    call_command(
+        "playgame", *seats, "--mode", "fair", "--rounds", "2", "--weis", "--seed", str(WEIS_SEED), stdout=io.StringIO()
+    )
+    game = Game.objects.latest("pk")
+    kinds = list(game.actions.values_list("kind", flat=True))
+    assert kinds.count("weis") >= 2 and kinds.count("stoeck") >= 1, kinds
+    return game
+
+
+def abandoned_game() -> Game:
+    """A Weis game stopped by its one person in the second round, after its first trick."""
+    service.forget_cached_states()
+    owner = Player.objects.create(name="Quitter")
+    table = make_table(owner, [owner, "rules", "rules", "rules"], mode="fair", round_count=4, weis=True)
+    game = start(table, owner, seed=WEIS_SEED)
+    while True:
+        play_bot_turns(game.pk)
+        game.refresh_from_db()
+        state = service.load_state(game)
+        if state.round_index == 1 and state.current.cards_played >= 5:
+            break
+        move = min(state.current.legal_actions(), key=lambda a: (a.is_push, a.value))
+        service.submit(game.pk, 0, move, actor=actor(owner), expected_seq=game.action_count)
+    service.abandon_game(table.pk, actor(owner))
+    game.refresh_from_db()
+    assert game.status == Game.ABANDONED
+    return game
+
+
+def test_a_weis_game_with_declarations_and_stoeck_is_analysed():
+    game = weis_game()
+    analyse_now(game)
+    stored = GameAnalysis.objects.get(game=game)
+    assert stored.status == GameAnalysis.DONE and stored.error == "" and stored.rounds_done == 2
+    state = service.load_state(game)
+    for rnd, result in zip(state.rounds, stored.rounds, strict=True):
+        played = [a for a in rnd.actions() if a.is_card]
+        assert [entry["card"] for entry in result["cards"]] == [a.value for a in played]
+        # The graph ends on the round's score with its Weis and Stöck.
+        assert result["eval"][-1] == [float(p) for p in rnd.score()]
+    # A card said with Stöck is judged where its player chose it: among every card it could play then
+    # (after the announcement only that card is legal).
+    choices = {}
+    for index, rnd in enumerate(state.rounds):
+        position = RoundState.deal(rnd.starting_hands(), rnd.dealer, weis=True)
+        for action in rnd.actions():
+            if action.kind == Action.STOECK:
+                choices[index, action.value] = bin(position.legal_mask()).count("1")
+            position = position.apply(action, position.player)
+    assert choices and max(choices.values()) > 1
+    judged = {(index, entry["card"]): entry for index, rnd in enumerate(stored.rounds) for entry in rnd["cards"]}
+    assert {key: judged[key]["choices"] for key in choices} == choices
+    assert analysis.accuracy_by_player(game) is not None
+
+
+def test_an_abandoned_game_is_analysed_up_to_its_last_card():
+    game = abandoned_game()
+    analyse_now(game)
+    stored = GameAnalysis.objects.get(game=game)
+    assert stored.status == GameAnalysis.DONE and stored.rounds_done == 2
+    last = stored.rounds[-1]
+    assert len(last["cards"]) == service.load_state(game).current.cards_played
+    assert len(last["eval"]) == len(last["cards"])  # no final score: the round never ended
+
+
+@pytest.mark.parametrize("kind", ["standard", "fair", "weis", "imported", "abandoned"])
+def test_manage_analyse_succeeds_on_every_kind_of_game(kind):
+    from games.records import game_record, import_record
+    from tests.stats_helpers import finished_game
+
+    if kind == "standard":
+        owner = Player.objects.create(name="Owner")
+        game = finished_game(owner, ["rules", "random", "rules", "random"], mode="standard", target=300)
+    elif kind == "fair":
+        game = played_game()
+    elif kind == "weis":
+        game = weis_game()
+    elif kind == "imported":
+        game = import_record(json.loads(json.dumps(game_record(weis_game()))))
+    else:
+        game = abandoned_game()
+    out = io.StringIO()
+    call_command("analyse", str(game.pk), stdout=out)
+    assert f"game {game.pk} analysed" in out.getvalue()
+    view = Client().get(f"/games/{game.pk}/analysis.json").json()
+    assert view["status"] == "done" and view["done"] == view["total"] == len(analysis.round_inputs(game))
+
+
+def test_a_failed_analysis_is_logged_with_its_traceback_and_never_shows_the_raw_error(monkeypatch, caplog):
+    game = played_game()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals: solver table at 0xdeadbeef")
+
+    # The one seam between the stored job and the search: a fault there must not reach the page.
+    monkeypatch.setattr("bots.analyst.analyse_round", broken)
+    with pytest.raises(RuntimeError):
+        analyse_now(game)
+    stored = GameAnalysis.objects.get(game=game)
+    assert stored.status == GameAnalysis.FAILED and "RuntimeError" in stored.error  # kept for the admin
+    logged = [r for r in caplog.records if r.levelname == "ERROR" and f"game {game.pk}" in r.getMessage()]
+    assert logged and logged[0].exc_info is not None, "the traceback is logged"
+    view = Client().get(f"/games/{game.pk}/analysis.json").json()
+    assert view["status"] == "failed"
+    assert "deadbeef" not in json.dumps(view) and "RuntimeError" not in json.dumps(view)
+    page = Client().get(f"/games/{game.pk}/replay", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "deadbeef" not in page and "RuntimeError" not in page
+
+
+# -- asking for an analysis from the page (issue 23, finding 17) --------------------------------------------
+
+
+def test_an_analysis_asked_for_is_queued_once_and_a_failed_one_again():
+    game = abandoned_game()
+    assert analysis.analysis_view(game) == {"status": "none", "may_ask": False}  # analysis off in tests
+    assert analysis.wanted(game) and analysis.request(game)
+    job = GameAnalysis.objects.get(game=game)
+    assert job.status == GameAnalysis.QUEUED and job.rounds_total == 2
+    assert not analysis.wanted(game) and not analysis.request(game)  # on its way: not twice
+    analyse_now(game)
+    assert not analysis.wanted(game) and not analysis.request(game)  # done
+    GameAnalysis.objects.filter(game=game).update(status=GameAnalysis.FAILED, error="RuntimeError: x")
+    assert analysis.wanted(game) and analysis.request(game)
+    job.refresh_from_db()
+    assert job.status == GameAnalysis.QUEUED and job.error == ""
+
+
+def test_asking_for_an_analysis_keeps_private_games_private_and_running_ones_secret(settings):
+    nora, emil = Client(), Client()
+    for client, name in ((nora, "Nora"), (emil, "Emil")):
+        assert client.post("/guest/", {"nickname": name}).status_code == 302
+    owner = Player.objects.get(name="Nora")
+    table = make_table(owner, [owner, "random", "random", "random"], private=True)
+    game = start(table, owner)
+    # A running game is never analysed: its hands are secret.
+    running = nora.post(f"/games/{game.pk}/analyse")
+    assert running.status_code == 409 and running.json()["error"] == "running"
+    service.abandon_game(table.pk, service.SYSTEM, "test: over")
+    # A stranger does not learn that the game exists.
+    assert emil.post(f"/games/{game.pk}/analyse").status_code == 404
+    assert nora.get(f"/games/{game.pk}/analyse").status_code == 405  # asking changes something: POST only
+    # A server that runs no analyses says so in the page's language, and queues nothing.
+    off = nora.post(f"/games/{game.pk}/analyse", HTTP_ACCEPT_LANGUAGE="de")
+    assert off.status_code == 409 and off.json()["error"] == "analysis_off"
+    assert off.json()["message"] == "Dieser Server analysiert keine Spiele auf Anfrage."
+    assert not GameAnalysis.objects.exists()

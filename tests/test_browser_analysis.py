@@ -17,12 +17,33 @@ import pytest
 from playwright.sync_api import expect
 
 from bots.rules import RuleBot
-from games.engine import CARD_CODES, OBE_ABE, Action, RoundState, iter_cards, next_seat
+from games.engine import (
+    CARD_CODES,
+    FAIR,
+    OBE_ABE,
+    SOUTH,
+    Action,
+    GameConfig,
+    GamePlan,
+    RoundState,
+    hand_weis,
+    iter_cards,
+    next_seat,
+)
 from games.engine.fair import random_deal
 from games.hslu import encode_round
-from tests.browser_helpers import add_bots, become_guest, start_game
+from tests.browser_helpers import (
+    add_bots,
+    become_guest,
+    shown_seq,
+    start_game,
+    take_turn,
+    wait_for_seq_after,
+    wait_for_turn,
+)
 from tests.server_helpers import ROOT, _server_env, running_server
 from tests.test_browser_replay import open_fair_table, play_to_the_end
+from tests.test_browser_weis import in_server
 
 pytest_plugins = ["tests.browser_helpers"]
 
@@ -180,3 +201,106 @@ def test_a_game_that_ends_is_analysed_in_the_background_with_a_progress_bar(open
     expect(panel.get_by_test_id("accuracy-seat")).to_have_count(4)
     analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
     assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2
+
+
+# -- Weis & Stöck, and asking for an analysis (issue 23, findings 1 and 17) ----------------------------------
+
+WEIS_START = """
+import json, os, sys
+os.environ["DJANGO_SETTINGS_MODULE"] = "jassweb.settings"
+import django
+django.setup()
+from games import service
+from games.models import Player
+name, seed = sys.argv[1], int(sys.argv[2])
+player = Player.objects.get(name=name)
+table = service.create_table(
+    player, name="Weis analysed", mode="fair", round_count=2, weis=True, bot_delay_ms=0, round_pause_s=0
+)
+service.take_seat(table.pk, 2, player)
+for seat in (0, 1, 3):
+    service.set_bot(table.pk, seat, "rules", service.SYSTEM)
+game = service.start_game(table.pk, service.SYSTEM, seed=seed)
+print(json.dumps({"table": table.pk, "game": game.pk}))
+"""
+
+
+def _south_weis_seed() -> int:
+    """A seed of a fair 2-round Weis game whose first deal gives South (the person) a Weis to declare."""
+    for seed in range(1, 2000):
+        hands = GamePlan(GameConfig(mode=FAIR, round_count=2, seed=seed, weis=True)).deal(0).hands
+        if hand_weis(hands[SOUTH]):
+            return seed
+    raise AssertionError("no seed deals South a Weis")
+
+
+def _play_declaring_everything(page) -> int:
+    """Play to the end: trump and the first legal card, every Weis and Stöck offered said; return how many."""
+    said = 0
+    for _ in range(400):
+        _, state = wait_for_turn([page])
+        if state == "over":
+            return said
+        announce = page.locator("[data-testid=declare-all-weis], [data-testid=announce-stoeck]")
+        if state == "card" and announce.count():
+            seq = shown_seq(page)
+            announce.first.click()
+            wait_for_seq_after(page, seq)
+            said += 1
+            continue
+        take_turn(page, state)
+    raise AssertionError("a two-round game should be over by now")
+
+
+def _wait_for_the_analysis(page, panel) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if panel.get_by_test_id("eval-graph").count():
+            return
+        assert not panel.get_by_test_id("analysis-failed").count(), panel.inner_text()
+        page.wait_for_timeout(500)
+    raise AssertionError("the analysis did not finish in 5 minutes")
+
+
+def test_a_weis_game_played_in_the_browser_with_declarations_is_analysed_and_shown(open_page, jass_server):
+    base, env = jass_server
+    page = open_page()
+    page.goto("/")
+    become_guest(page, "Vreni")
+    started = in_server(env, WEIS_START, "Vreni", str(_south_weis_seed()))
+    page.goto(f"/tables/{started['table']}/")
+    assert _play_declaring_everything(page) >= 1, "South declared its Weis"
+    game_id = started["game"]
+    page.goto(f"/games/{game_id}/replay?round=1&card=36")
+    panel = page.get_by_test_id("analysis-panel")
+    _wait_for_the_analysis(page, panel)
+    expect(panel.get_by_test_id("accuracy-seat")).to_have_count(4)
+    analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
+    assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2
+    record = httpx.get(f"{base}/games/{game_id}/record.json").json()
+    assert record["weis"] and any(entry["weis"] for entry in record["weis_rounds"]), "Weis were declared"
+
+
+def test_a_game_nobody_analysed_is_analysed_on_request_with_its_progress(open_page, jass_server):
+    base, env = jass_server
+    seats = ["--seat", "rules"] * 4
+    played = _manage(env, "playgame", *seats, "--mode", "fair", "--rounds", "2", "--weis", "--seed", "70049")
+    game_id = json.loads(played.strip().splitlines()[-1])["game"]  # headless games are not analysed on their own
+    page = open_page(locale="de-CH", extra_http_headers={"Accept-Language": "de-CH,de;q=0.9"})
+    page.goto(f"/games/{game_id}/replay")
+    panel = page.get_by_test_id("analysis-panel")
+    expect(panel).to_contain_text("Dieses Spiel ist nicht analysiert.")
+    button = panel.get_by_test_id("analyse-button")
+    expect(button).to_have_text("Dieses Spiel analysieren")
+    button.click()
+    # The answer is the queued job: its progress shows at once, then the poll follows it to the end.
+    expect(panel.get_by_test_id("analysis-progress").or_(panel.get_by_test_id("eval-graph"))).to_be_visible()
+    _wait_for_the_analysis(page, panel)
+    analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
+    assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2
+    # Asking again changes nothing: the analysis is done.
+    again = page.request.post(
+        f"/games/{game_id}/analyse",
+        headers={"X-CSRFToken": page.locator("meta[name=csrf-token]").get_attribute("content")},
+    )
+    assert again.status == 202 and again.json()["status"] == "done"

@@ -191,3 +191,33 @@ def test_finished_tables_leave_an_open_lobby_after_ten_quiet_minutes(open_page, 
     expect(shown.filter(has_text="Donnerstagsjass")).to_have_count(3)
     page.clock.fast_forward(11 * 60 * 1000)
     expect(shown.filter(has_text="Donnerstagsjass")).to_have_count(0)
+
+
+# The header at a laptop's width: one row, in every language, for a guest (the widest identity: name, tag,
+# log in, sign up), with a scrollbar's width taken off, and room for one more link in the nav.
+HEADER_ROWS = """() => {
+    const header = document.querySelector('.site-header');
+    const tops = new Set([...header.children, ...header.querySelectorAll('.site-nav a')]
+        .filter((e) => e.getClientRects().length)
+        .map((e) => { const r = e.getBoundingClientRect(); return r.top + r.height / 2 > 40 ? 'low' : 'high'; }));
+    return {tops: [...tops], height: Math.round(header.getBoundingClientRect().height)};
+}"""
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "it"])
+@pytest.mark.parametrize("width", [1366, 1349], ids=["1366", "1366-with-scrollbar"])
+def test_the_header_keeps_to_one_row_on_a_laptop(open_page, language, width):
+    """Issue 23, finding 11: at 1366 px the header wrapped ("Rules" alone on a second line)."""
+    page = open_page(viewport={"width": width, "height": 800}, extra_http_headers={"Accept-Language": language})
+    page.goto("/")
+    page.locator("form:has(input[name=nickname]) input[name=nickname]").first.fill("Annalena")
+    page.locator("form:has(input[name=nickname]) button[type=submit]").first.click()
+    expect(page.get_by_test_id("guest-menu")).to_be_visible()
+    page.goto("/rules/")
+    # Room for a link more (the tournaments coming): the longest of the four languages' words.
+    page.evaluate(
+        """() => { const a = document.createElement('a'); a.href = '#'; a.textContent = 'Tournaments';
+                   document.querySelector('.site-nav').append(a); }"""
+    )
+    rows = page.evaluate(HEADER_ROWS)
+    assert rows["tops"] == ["high"] and rows["height"] < 64, (language, width, rows)

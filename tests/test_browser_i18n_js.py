@@ -91,8 +91,11 @@ def english_patterns(language: str) -> list[tuple[str, re.Pattern[str]]]:
             sources.append((entry["plural"], entry["strs"][1]))
         for english, translated in sources:
             words = re.sub(r"%\(\w+\)s", "", english)
-            # Proper names and words the language shares (Weis, Stöck, "N/S", "Match!") are not English.
+            # Proper names and words the language shares (Weis, Stöck, "N/S", "Match!") are not English; nor is
+            # a text whose only words the translation has too ("%(label)s bot" / "bot « %(label)s »": "Est, bot").
             if english == translated or not re.search(r"[A-Za-z]{2}", words):
+                continue
+            if set(re.findall(r"[a-z]{2,}", words.lower())) <= set(re.findall(r"[a-z]{2,}", translated.lower())):
                 continue
             parts = re.split(r"(%\(\w+\)s)", english)
             regex = "".join(".+" if re.fullmatch(r"%\(\w+\)s", p) else re.escape(p) for p in parts)
@@ -174,6 +177,7 @@ def play_to_the_end(page: Page, language: str) -> set[str]:
     return moments
 
 
+ENGLISH_BOT = "Rule-based"  # the bots' English label, which the live views carry (static/js/dom.js says it anew)
 LANGUAGES = [("de-CH", "de", "Vreni"), ("fr-CH", "fr", "Josiane"), ("it-CH", "it", "Gianni")]
 
 
@@ -198,6 +202,7 @@ def test_the_german_french_and_italian_pages_show_no_english_string_of_the_modul
     assert {"trump", "card", "weis", "summary"} <= moments, moments
     expect(page.get_by_test_id("result")).to_be_visible()
     assert untranslated(page, language) == []
+    assert ENGLISH_BOT not in page.locator("main").inner_text()  # the live views carry English bot names
 
     expect(page.get_by_test_id("replay-link")).to_have_attribute("href", f"/games/{started['game']}/replay")
     page.goto(f"/games/{started['game']}/replay?round=1&card=3")
@@ -209,11 +214,13 @@ def test_the_german_french_and_italian_pages_show_no_english_string_of_the_modul
     rounds = page.locator("#round-select option")
     page.locator("#round-select").select_option(index=rounds.count() - 1)  # another round's Weis and pairs
     assert untranslated(page, language) == []
+    assert ENGLISH_BOT not in page.locator("main").inner_text()
 
     page.goto("/")
     expect(page.get_by_test_id("lobby-live")).to_have_attribute("data-live", "true")
     expect(page.get_by_test_id("lobby-table").first).to_be_visible()
     assert untranslated(page, language) == []
+    assert ENGLISH_BOT not in page.locator("main").inner_text()
     page.goto("/rules/")
     expect(page.locator("main")).to_be_visible()
     assert untranslated(page, language, at_least=0) == []

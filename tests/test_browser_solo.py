@@ -223,3 +223,39 @@ def test_a_card_played_before_the_socket_opens_goes_out_when_it_opens(open_page,
         expect(page.get_by_test_id("toast")).to_have_count(0)
     finally:
         proxy.close()
+
+
+def test_a_socket_that_goes_silent_is_noticed_within_seconds_and_opened_anew(open_page):
+    """Issue 23, finding 7: a network that stops delivering (the socket still open) showed nothing for long."""
+    page = open_page()
+    become_guest(page, "Stille")
+    silent = {"on": False}
+    opened = []
+
+    def relay(ws):
+        # The real server behind it; while "silent", nothing gets through either way (the socket stays open).
+        server = ws.connect_to_server()
+        opened.append(ws)
+        ws.on_message(lambda message: None if silent["on"] else server.send(message))
+        server.on_message(lambda message: None if silent["on"] else ws.send(message))
+
+    page.route_web_socket(re.compile(r"/ws/tables/\d+/$"), relay)
+    open_table(page, "Quiet line")
+    app = page.get_by_test_id("table-app")
+    expect(app).to_have_attribute("data-socket", "open")
+    page.evaluate(
+        """() => {
+            window.__socketStates = [];
+            const app = document.querySelector('[data-testid=table-app]');
+            new MutationObserver(() => window.__socketStates.push(app.dataset.socket))
+                .observe(app, { attributes: true, attributeFilter: ['data-socket'] });
+        }"""
+    )
+    silent["on"] = True
+    # The heartbeat notices: the table says it is reconnecting (the old ping came every 25 s and heard nothing).
+    page.wait_for_function("() => window.__socketStates.includes('reconnecting')", timeout=8_000)
+    silent["on"] = False
+    expect(app).to_have_attribute("data-socket", "open", timeout=15_000)
+    assert len(opened) >= 2, "a new connection was opened"
+    # It works again: a seat change goes through and comes back.
+    add_bots(page, [0])

@@ -75,7 +75,8 @@ def test_the_header_offers_every_language_in_its_own_words_without_javascript():
     form = switch.group(0)
     assert 'name="next" value="/rules/"' in form and "csrfmiddlewaretoken" in form
     buttons = re.findall(r'<button type="submit" name="language" value="(\w+)".*?aria-label="([^"]+)"', form, re.S)
-    assert buttons == [("en", "English"), ("de", "Deutsch"), ("fr", "Français"), ("it", "Italiano")]
+    # Each button's name holds the code it shows (WCAG 2.5.3), then the language in its own words.
+    assert buttons == [("en", "EN: English"), ("de", "DE: Deutsch"), ("fr", "FR: Français"), ("it", "IT: Italiano")]
     assert re.search(r'value="de"[^>]*\n?[^>]*aria-pressed="true"', form)
     assert form.count('aria-pressed="true"') == 1
 
@@ -290,3 +291,30 @@ async def test_a_private_bot_url_is_refused_in_the_sockets_language(settings):
     with pytest.raises(ServiceError) as refused:  # English stays as it was
         await _guard("http://10.0.0.1/bot")
     assert "10.0.0.1 is a private, loopback or otherwise non-public address (10.0.0.1)" in refused.value.message
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "word"), [("de", "Statistik"), ("it", "Statistiche"), ("fr", "Stats")])
+def test_the_navigation_names_the_statistics_in_the_pages_language(language, word):
+    """Issue 23: the German header said "Stats"."""
+    page = Client().get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    link = re.search(r'<a href="/stats/" data-testid="nav-stats"[^>]*>([^<]+)</a>', page)
+    assert link and link.group(1) == word
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        ("abandoned by a player", "ein Spieler hat es beendet"),
+        ("Anna asked and the other players agreed", "Anna hat gefragt und die anderen waren einverstanden"),
+        ("nobody was at the table for 30 minutes", "30 Minuten lang war niemand am Tisch"),
+        ("nobody was connected and no move was made for 1.2 seconds", "1.2 Sekunden lang war niemand am Tisch"),
+        ("the operator stopped it", "the operator stopped it"),  # an operator's or a record's own words
+    ],
+)
+def test_why_a_game_was_abandoned_is_said_in_the_pages_language(reason, words):
+    """Issue 23: the result page said "Abandoned: abandoned by a player." in every language."""
+    from games.names import abandon_words
+
+    with translation.override("de"):
+        assert abandon_words(reason) == words

@@ -188,9 +188,29 @@ async def test_a_game_nobody_plays_any_more_is_abandoned_with_its_reason(stop_ru
     assert game.status == Game.RUNNING  # Emil is still there
     await east.close()
     view = await watcher.state(lambda v: v["game"]["status"] == "abandoned", timeout=8)
-    assert view["game"]["abandon_reason"] == "nobody was connected and no move was made for 1.2 seconds"
+    assert view["game"]["abandon_reason"] == "nobody was at the table for 1.2 seconds"
     game = await sync_to_async(Game.objects.get)(table=table)
-    assert game.status == Game.ABANDONED and game.abandon_reason.startswith("nobody was connected")
+    assert game.status == Game.ABANDONED and game.abandon_reason.startswith("nobody was at the table")
+
+
+async def test_a_game_only_stand_ins_play_is_abandoned_after_the_orphan_time(stop_runner, settings):
+    """Its one person closed the tab: the stand-in and three bots move every second, yet nobody is there."""
+    settings.JASSWEB_ORPHAN_MINUTES = 0.05  # 3 s
+    nora = (await sync_to_async(make_players)(("Nora",)))[0]
+    table = await sync_to_async(make_table)(
+        nora, [nora, "rules", "rules", "rules"], turn_clock_s=1, target=5000, bot_delay_ms=150
+    )
+    client = await Client.open(table.pk, nora)
+    watcher = await Client.open(table.pk, None)
+    await client.send({"type": "start"})
+    await client.state(lambda v: v["game"] is not None)
+    await client.close()
+    view = await watcher.state(lambda v: v["game"] and v["game"]["players"][0]["standin"] == "clock", timeout=10)
+    seq = view["game"]["seq"]
+    view = await watcher.state(lambda v: v["game"]["status"] != "running", timeout=20)
+    assert view["game"]["status"] == "abandoned", "a game to 5000 points is not over in seconds"
+    assert view["game"]["abandon_reason"] == "nobody was at the table for 3 seconds"
+    assert view["game"]["seq"] > seq, "stand-in and bots had moved on meanwhile"
 
 
 async def test_a_game_of_bots_alone_is_never_abandoned_as_orphaned(stop_runner, settings):
@@ -217,7 +237,7 @@ async def test_stand_in_moves_are_in_the_record_survive_import_and_show_in_the_r
     from django.test import Client as PageClient
 
     page = await sync_to_async(lambda: PageClient().get(f"/games/{game_id}/").content.decode())()
-    assert "Abandoned: abandoned by a player." in page
+    assert "Abandoned: a player ended it." in page  # not "Abandoned: abandoned by a player." (issue 23)
     assert f"{len(stood_in)} move{'s' if len(stood_in) != 1 else ''} made by the stand-in Rule-based bot" in page
 
     imported = await sync_to_async(records.import_record)(json.loads(json.dumps(record)))

@@ -306,6 +306,22 @@ def test_a_wrong_trick_winner_is_refused(standard):
     refused(record, f"round 2, trick 4: 'win' is {trick['win']} but the cards give {winner} ({SEAT_NAMES[winner]})")
 
 
+def test_an_import_error_is_all_in_the_readers_language(standard):
+    """Issue 23: "Runde 1, trick 1: 'win' is 0 but the cards give 1 (East)" mixed German and English."""
+    from django.utils import translation
+
+    record = copy.deepcopy(standard[0])
+    trick = record["rounds"][1]["tricks"][3]
+    winner, trick["win"] = trick["win"], (trick["win"] + 1) % 4
+    seat = {0: "Nord", 1: "Ost", 2: "Süd", 3: "West"}[winner]
+    with translation.override("de"):
+        refused(record, f"Runde 2, Stich 4: 'win' ist {trick['win']}, aber die Karten ergeben {winner} ({seat})")
+    record = copy.deepcopy(standard[0])
+    record["rounds"][0]["tricks"][0]["cards"][0] = "X9"
+    with translation.override("fr"):
+        refused(record, "manche 1, levée 1, carte 1 : code de carte inconnu 'X9'")
+
+
 def test_wrong_trick_points_are_refused(standard):
     record = copy.deepcopy(standard[0])
     trick = record["rounds"][1]["tricks"][3]

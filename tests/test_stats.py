@@ -8,6 +8,7 @@ that writes the summary rows.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -291,3 +292,34 @@ def test_summaries_of_older_games_can_be_rebuilt(known_games):
     assert stats.rebuild_summaries() == len(public) + 1
     assert sorted(TypeResult.objects.values_list("game_id", "team", "player_type", "won", "advantage")) == before
     assert stats.rebuild_summaries() == 0
+
+
+def test_a_seat_a_stand_in_played_for_the_most_part_counts_as_the_stand_in_bot():
+    """Issue 23: a game whose one person closed the tab and whose stand-in played it to the end is no game of
+    people in the statistics; the person's profile and rating still count it (leaving dodges no loss)."""
+    from bots.runner import play_bot_turns
+    from games.models import GameSeat
+    from tests.table_helpers import make_table, start
+
+    def people_games() -> str | None:
+        page = Client().get("/stats/").content.decode()
+        found = re.search(r'scope="row">People</th><td class="num" data-label="Games">(\d+)<', page)
+        return found.group(1) if found else None
+
+    people_before = people_games()
+    gone, stays = make_players(("Gone", "Stays"))
+    table = make_table(gone, [gone, "random", "rules", "random"], mode="fair", round_count=2, standin_bot="rules")
+    game = start(table, gone)
+    # Her clock ran out at the first move and she never came back: the stand-in makes every move of hers.
+    GameSeat.objects.filter(game=game, position=0).update(standin=GameSeat.CLOCK)
+    play_bot_turns(game.pk)
+    game.refresh_from_db()
+    assert game.status == Game.FINISHED
+    assert game.actions.filter(seat=0).exists() and not game.actions.filter(seat=0, standin=False).exists()
+    types = set(TypeResult.objects.filter(game_id=game.pk).values_list("player_type", flat=True))
+    assert types == {"bot:rules", "bot:random"}
+    assert TeamMember.objects.filter(game_id=game.pk, competitor__player=gone).exists()
+    assert people_games() == people_before
+    # A person who played her own seat is people, as ever.
+    finished_game(stays, [stays, "random", "rules", "random"])
+    assert TypeResult.objects.filter(player_type=stats.PEOPLE).exists()

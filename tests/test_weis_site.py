@@ -245,6 +245,28 @@ def test_bare_round_logs_leave_weis_out_and_say_so(weis_game, client: HttpClient
     assert 'data-testid="round-logs-note"' in page and 'data-testid="weis-panel"' in page
 
 
+def test_the_result_page_names_weis_cards_and_bots_in_the_readers_deck_and_language(weis_game, client: HttpClient):
+    """Issue 23: the game page listed "Dreiblatt C10-C8 (20)" (card codes, even with Swiss cards) and English bot
+    names."""
+    import re
+
+    game, _ = weis_game
+    lines = []
+    for deck, suits in (("french", "♦♥♠♣"), ("swiss", ("Schellen", "Rosen", "Schilten", "Eicheln"))):
+        client.post("/settings/deck/", {"deck": deck, "next": "/"})
+        page = client.get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+        found = re.findall(r'data-testid="weis-line">(.*?)</span>(?:<br>|</td>)', page, re.S)
+        assert found, "the game declared Weis"
+        for line in found:
+            text = re.sub(r"<[^>]+>", "", line)
+            assert not re.search(r"\b[DHSC](A|K|Q|J|10|9|8|7|6)\b", text), text  # no card codes
+            if "blatt" in text:
+                assert any(suit in text for suit in suits), text
+        lines.append(found)
+        assert "Bot «Regelbasiert»" in page and "Rule-based" not in page
+    assert lines[0] != lines[1]
+
+
 # -- HSLU bots ------------------------------------------------------------------------
 
 

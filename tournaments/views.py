@@ -21,7 +21,7 @@ from games import limits
 from games.catalogue import DIALECTS, Dialect, bot_choices, builtin_bots
 from games.identity import player_for_request
 from games.models import Player
-from games.views import BOT_LABELS
+from games.names import BOT_LABELS
 from tournaments import report, service
 from tournaments.models import Entrant, Member, Tournament
 

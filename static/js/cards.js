@@ -196,12 +196,18 @@ function face(suit, rank) {
  */
 export function cardElement(code, { tag = "div", className = "", attrs = {} } = {}) {
   const { suit, rank } = parseCard(code);
+  const { "aria-label": label = cardName(code), ...rest } = attrs;
+  // A card shown is a picture with a name (role img); a card to play is a button named by its words (hidden
+  // text, not aria-label: a name must hold the text one sees, and the corners' "K♥" would not be in it).
+  const button = tag === "button";
   return h(tag, {
     class: `card suit-${suit} ${className}`.trim(),
     "data-card": code,
-    "aria-label": cardName(code),
-    ...attrs,
+    role: button ? null : "img",
+    "aria-label": button ? null : label,
+    ...rest,
   },
+  button ? h("span", { class: "visually-hidden" }, label) : null,
   corner(suit, rank, "tl"), face(suit, rank), corner(suit, rank, "br"));
 }
 

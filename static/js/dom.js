@@ -1,6 +1,6 @@
 // A tiny DOM builder: h("button", {class: "x", onclick: fn}, "text", child) — no innerHTML, so no escaping bugs.
 
-import { pgettext } from "./i18n.js";
+import { gettext, interpolate, pgettext } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -29,6 +29,30 @@ function append(node, children) {
 }
 
 export const SEAT_NAMES = [pgettext("seat", "North"), pgettext("seat", "East"), pgettext("seat", "South"), pgettext("seat", "West")];
+
+// The built-in bots by key in the page's language (the live views carry their English names: games/names.py).
+const BOT_LABELS = {
+  random: pgettext("bot", "Random"),
+  rules: pgettext("bot", "Rule-based"),
+  "mcts-fast": pgettext("bot", "MCTS (fast)"),
+  "mcts-strong": pgettext("bot", "MCTS (strong)"),
+};
+
+/** A built-in bot's label ("Regelbasiert"), or `fallback` for any other bot. */
+export function botLabel(key, fallback = key) {
+  return BOT_LABELS[key] || fallback;
+}
+
+/** A built-in bot as a name ("Bot Regelbasiert"), or `fallback` for any other bot. */
+export function botName(key, fallback = key) {
+  return BOT_LABELS[key] ? interpolate(gettext("%(label)s bot"), { label: BOT_LABELS[key] }, true) : fallback;
+}
+
+/** Who plays a seat (a view's player or seat), a built-in bot in the page's language. */
+export function playerName(p) {
+  if (!p) return "";
+  return p.kind === "bot" && p.bot ? botName(p.bot, p.name) : p.name;
+}
 
 export function jsonFromScript(id) {
   const script = document.getElementById(id);

@@ -1,7 +1,7 @@
 // The lobby: the create-table form's mode switch and the live list of tables (ws/lobby/).
 
 import { csrfToken, postForm } from "./csrf.js";
-import { h, SEAT_NAMES } from "./dom.js";
+import { h, playerName, SEAT_NAMES } from "./dom.js";
 import { gettext, interpolate, ngettext } from "./i18n.js";
 import { ReconnectingSocket } from "./socket.js";
 
@@ -76,7 +76,7 @@ function seatItem(t, s) {
   const item = h("li", { class: `lobby-seat lobby-seat-${s.kind}`, "data-seat": s.position },
     h("span", { class: "lobby-seat-label" }, label), " ");
   if (s.kind !== "empty") {
-    item.append(h("span", { class: "lobby-seat-name" }, s.name));
+    item.append(h("span", { class: "lobby-seat-name" }, playerName(s)));
     if (s.kind === "bot") item.append(" ", h("span", { class: "badge badge-bot" }, gettext("bot")));
     if (s.kind === "remote") {
       item.append(" ", h("span", { class: "badge badge-remote", title: interpolate(gettext("A bot at %(url)s, HSLU interface"), { url: s.remote_url }, true) }, "HSLU"));

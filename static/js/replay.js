@@ -2,7 +2,8 @@
 // The server sends the whole game once (games/replay.py); a position is (round, card) and lives in the URL.
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
-import { h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { postForm } from "./csrf.js";
+import { botName, h, jsonFromScript, playerName as displayName, SEAT_NAMES } from "./dom.js";
 import { faultKindText } from "./faults.js";
 import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
 import { weisKind } from "./weis.js";
@@ -39,7 +40,7 @@ const length = (r) => rounds[r].cards.length;
 
 function playerName(seat) {
   const p = data.players.find((x) => x.seat === seat);
-  return p && p.name ? p.name : SEAT_NAMES[seat];
+  return p && p.name ? displayName(p) : SEAT_NAMES[seat];
 }
 
 function who(seat) {
@@ -241,7 +242,7 @@ function renderSide(rnd) {
       ? [gettext("Last card"), h("span", { "data-testid": "last-card" }, cardCode(last.card), ` ${interpolate(gettext("by %(name)s"), { name: SEAT_NAMES[last.seat] }, true)}`,
         last.standin ? h("span", { class: "badge badge-standin", "data-testid": "standin-move",
           title: interpolate(gettext("%(name)s was out of time or had left; a stand-in bot played this card"), { name: who(last.seat) }, true) },
-        ` ${interpolate(gettext("played by the stand-in (%(bot)s)"), { bot: data.standin_label || gettext("bot") }, true)}`) : null,
+        ` ${interpolate(gettext("played by the stand-in (%(bot)s)"), { bot: botName(data.standin_bot, data.standin_label || gettext("bot")) }, true)}`) : null,
         last.ms !== null && last.ms !== undefined ? `, ${interpolate(gettext("%(ms)s ms to decide"), { ms: last.ms }, true)}` : "")]
       : null,
   ]);
@@ -384,8 +385,8 @@ function evalGraph(series, card) {
   svg("polyline", { points: line(0), class: "an-line an-team-0" }),
   svg("polyline", { points: line(1), class: "an-line an-team-1" }),
   svg("line", { x1: x(card), x2: x(card), y1: 2, y2: height - 12, class: "an-now" }),
-  svg("text", { x: 8, y: 11, class: "an-legend an-team-0" }, `${NS} ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
-  svg("text", { x: 60, y: 11, class: "an-legend an-team-1" }, `${EW} ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
+  svg("text", { x: 8, y: 13, class: "an-legend an-team-0" }, `${NS} ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
+  svg("text", { x: 84, y: 13, class: "an-legend an-team-1" }, `${EW} ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
   svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, gettext("expected points after each card · tricks")));
 }
 
@@ -405,8 +406,11 @@ function analysisPanel() {
       h("progress", { max: String(analysis.total || 1), value: String(analysis.done), "data-testid": "analysis-progress",
         "aria-label": gettext("Analysis progress") }));
   }
-  if (analysis.status === "failed") return section(h("p", { class: "muted" }, interpolate(gettext("The analysis failed: %(error)s"), { error: analysis.error }, true)));
-  if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")));
+  if (analysis.status === "failed") {
+    return section(h("p", { class: "muted", "data-testid": "analysis-failed" }, gettext("The analysis of this game failed. The fault was logged for the site's operators.")),
+      askButton(gettext("Analyse again")));
+  }
+  if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")), askButton(gettext("Analyse this game")));
   const rnd = analysis.rounds[at.round];
   const entry = at.card > 0 ? rnd.cards[at.card - 1] : null;
   return section(
@@ -415,6 +419,34 @@ function analysisPanel() {
     h("h3", { class: "an-subtitle" }, gettext("Accuracy this game")),
     accuracyList(),
     h("p", { class: "hint" }, gettext("Marks by points lost from the player's own view: ?! 5 or more, ? 10 or more, ?? 20 or more.")));
+}
+
+let askRefused = ""; // why the server refused the last request (a limit), in the page's language
+
+function askButton(label) {
+  // Any game that is over may be analysed on request (games/views.py: analyse_game); the server says when not.
+  if (!analysis.may_ask) return null;
+  return h("p", { class: "an-ask" },
+    h("button", { type: "button", class: "button", "data-testid": "analyse-button", onclick: askForAnalysis }, label),
+    askRefused ? h("span", { class: "an-refused", role: "alert", "data-testid": "analyse-refused" }, ` ${askRefused}`) : null);
+}
+
+async function askForAnalysis(event) {
+  event.currentTarget.disabled = true;
+  try {
+    const response = await postForm(`/games/${data.id}/analyse`, { game: data.id }); // an empty multipart body is a 400
+    const answer = await response.json();
+    if (response.ok) {
+      analysis = answer;
+      askRefused = "";
+    } else {
+      askRefused = answer.message || gettext("The analysis could not be started. Try again later.");
+    }
+  } catch (error) {
+    askRefused = gettext("The analysis could not be started. Try again later.");
+  }
+  render();
+  pollAnalysis();
 }
 
 function pollAnalysis() {

@@ -3,6 +3,12 @@
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10000;
 const PING_EVERY_MS = 25000;
+// The heartbeat (option `heartbeat`): after this much silence a ping goes out, and a connection that has
+// not answered it in DEAD_AFTER_MS is given up and opened anew. A socket can stay "open" while nothing
+// gets through (a network that went away without a word): this notices it within about five seconds.
+const PROBE_AFTER_MS = 2000;
+const DEAD_AFTER_MS = 3000;
+const WATCH_EVERY_MS = 500;
 
 export function socketUrl(path) {
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -17,8 +23,12 @@ export function socketUrl(path) {
  * the caller decides whether to tell the user (a move is never queued behind their back).
  */
 export class ReconnectingSocket {
-  constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {} }) {
+  constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {}, heartbeat = false }) {
     this.url = socketUrl(path);
+    this.heartbeat = heartbeat;
+    this.watchTimer = null;
+    this.lastHeard = 0;
+    this.probeSent = null;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.onOpen = onOpen;
@@ -45,8 +55,14 @@ export class ReconnectingSocket {
       this.onOpen();
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.send({ type: "ping", id: Date.now() }), PING_EVERY_MS);
+      this.lastHeard = Date.now();
+      this.probeSent = null;
+      clearInterval(this.watchTimer);
+      if (this.heartbeat) this.watchTimer = setInterval(() => this.watch(ws), WATCH_EVERY_MS);
     });
     ws.addEventListener("message", (event) => {
+      this.lastHeard = Date.now();
+      this.probeSent = null;
       let data;
       try {
         data = JSON.parse(event.data);
@@ -56,8 +72,9 @@ export class ReconnectingSocket {
       this.onMessage(data);
     });
     ws.addEventListener("close", (event) => {
+      if (this.ws !== ws) return; // one given up already (a silent one): its successor keeps its timers
       clearInterval(this.pingTimer);
-      if (this.ws !== ws) return;
+      clearInterval(this.watchTimer);
       this.ws = null;
       if (this.stopped || event.code === 4404) {
         this.onStatus("closed");
@@ -65,6 +82,22 @@ export class ReconnectingSocket {
       }
       this.scheduleRetry();
     });
+  }
+
+  /** The heartbeat: probe a connection that went quiet, give up one that does not answer. */
+  watch(ws) {
+    if (this.ws !== ws) return;
+    const now = Date.now();
+    if (this.probeSent !== null && now - this.probeSent > DEAD_AFTER_MS) {
+      clearInterval(this.pingTimer);
+      clearInterval(this.watchTimer);
+      this.ws = null;
+      ws.close(); // its close event comes late, if ever, on a dead network: we do not wait for it
+      this.scheduleRetry();
+    } else if (this.probeSent === null && now - this.lastHeard > PROBE_AFTER_MS) {
+      this.probeSent = now;
+      this.send({ type: "ping", id: now });
+    }
   }
 
   scheduleRetry() {

@@ -2,7 +2,7 @@
 // and turns clicks into the websocket messages of games/consumers.py.
 
 import { cardBack, cardElement, cardName, reasonText, sortHand, suitTag, trumpLabel, trumpMark, TRUMPS } from "./cards.js";
-import { botIcon, clockIcon, h, jsonFromScript, SEAT_NAMES } from "./dom.js";
+import { botIcon, botLabel as localBotLabel, botName, clockIcon, h, jsonFromScript, playerName, SEAT_NAMES } from "./dom.js";
 import { faultCountText, faultList, latencyText } from "./faults.js";
 import { gettext, interpolate, ngettext, pgettext } from "./i18n.js";
 import { ChatPanel } from "./chat.js";
@@ -14,8 +14,8 @@ import { autoStoeck, weisBar, weisNews, weisPanel, weisSummaryLines } from "./we
 const LINGER_MS = 1300; // how long a completed trick stays on the table before it is swept away
 const MIN_LINGER_MS = 600; // ...at least, even when it is your turn to follow a card already led
 const PENDING_TIMEOUT_MS = 6000;
-const TOAST_MS = 8000;
 const RESYNC_GAP_MS = 3000; // at most one resync for missed events in this time
+const PHONE = window.matchMedia("(max-width: 640px)"); // as the stylesheet's phone layout
 
 const app = document.getElementById("table-app");
 const $ = (testid) => app.querySelector(`[data-testid="${testid}"]`);
@@ -27,6 +27,7 @@ const ui = {
   seats: { top: $("seat-top"), left: $("seat-left"), right: $("seat-right"), bottom: $("seat-bottom") },
   trick: $("trick"),
   trickCaption: $("trick-caption"),
+  scoreTrump: $("scorebar-trump"),
   center: $("center-panel"),
   summary: $("round-summary"),
   hand: $("hand"),
@@ -102,14 +103,19 @@ function seatPlayer(seat) {
 function gameWho(seat) {
   if (seat === view.you.game_seat) return gettext("You");
   const players = view.game ? view.game.players : [];
-  const name = players[seat] ? players[seat].name : SEAT_NAMES[seat];
-  const twins = players.filter((p) => p.seat !== seat && p.name === name);
+  const name = players[seat] ? playerName(players[seat]) : SEAT_NAMES[seat];
+  const twins = players.filter((p) => p.seat !== seat && playerName(p) === name);
   return twins.length ? `${name} (${SEAT_NAMES[seat]})` : name;
+}
+
+/** `gameWho` inside a sentence: "you" for the viewer ("Waiting for you & Anna"), never "You". */
+function whoInText(seat) {
+  return seat === view.you.game_seat ? gettext("you") : gameWho(seat);
 }
 
 function seatName(seat) {
   const player = seatPlayer(seat);
-  return player && player.name ? player.name : SEAT_NAMES[seat];
+  return player && player.name ? playerName(player) : SEAT_NAMES[seat];
 }
 
 /** "You", or the seat's name, with its compass point when another seat has the same name (bots). */
@@ -126,9 +132,17 @@ function teamLabel(team) {
   return team === 0 ? gettext("North & South") : gettext("East & West");
 }
 
+/** A team's two names, short: a built-in bot by its label ("MCTS (strong)"), with its compass point
+ * ("MCTS (strong) E") where the table has another seat of the same name (three strong bots). */
 function teamNames(team) {
   const players = view.game ? view.game.players : view.seats;
-  return [team, team + 2].map((s) => (players[s] && players[s].name) || SEAT_NAMES[s]).join(" & ");
+  const named = (p) => (p && p.name ? (p.kind === "bot" && p.bot ? localBotLabel(p.bot, p.name) : p.name) : "");
+  const names = [0, 1, 2, 3].map((s) => named(players[s]));
+  return [team, team + 2].map((s) => {
+    if (!names[s]) return SEAT_NAMES[s];
+    const twin = names.some((n, other) => other !== s && n === names[s]);
+    return twin ? `${names[s]} ${SEAT_NAMES[s].charAt(0)}` : names[s];
+  }).join(" & ");
 }
 
 function trickKey(v) {
@@ -139,6 +153,7 @@ function trickKey(v) {
 // -- talking to the server ------------------------------------------------------------
 
 const socket = new ReconnectingSocket(app.dataset.socketPath, {
+  heartbeat: true, // a table that stops hearing from the server says so within seconds
   onMessage: receive,
   onOpen: () => {
     chat.opened();
@@ -156,7 +171,7 @@ const socket = new ReconnectingSocket(app.dataset.socketPath, {
 
 function send(message) {
   if (!socket.send(message)) {
-    toast(gettext("Not connected right now: reconnecting, try again in a moment."));
+    toast(gettext("Not connected right now: reconnecting, try again in a moment."), "info");
     return false;
   }
   return true;
@@ -210,8 +225,8 @@ function applyView(next) {
   syncSummary();
   if (view.game && view.game.id === previousGame) {
     for (const news of weisNews(previousWeis, view.game.weis, who, teamLabel, mySeat())) {
-      toast(`${news}.`);
-      announce(`${news}.`);
+      toast(`${news.text}.`, news.good ? "good" : "info");
+      announce(`${news.text}.`);
     }
   }
   if (timeoutSaving !== null && timeoutSaving === view.table.bot_timeout_s) {
@@ -314,6 +329,7 @@ function render() {
   const focusInHand = ui.hand.contains(document.activeElement);
   app.dataset.seq = view.game ? String(view.game.seq) : ""; // the move number shown (tests wait on it)
   app.dataset.playing = String(running() && mySeat() !== null); // the layout keeps hand and table in view
+  app.dataset.running = String(running());
   renderScores();
   renderTrump();
   renderSeats();
@@ -336,6 +352,27 @@ function render() {
     else if (focusInHand) (ui.hand.querySelector("[data-legal=true]") || ui.hand.querySelector(".card"))?.focus();
   }
   focusTurn();
+  keepTableInView();
+}
+
+// A phone: while you play, the table takes the whole window (the site's header scrolls away above it) so that
+// the hand and the Weis/Stöck bar are in view; once a game (you may scroll back up), and again when the
+// Weis or Stöck bar shows below the window's edge.
+let scrolledForGame = null;
+let barWasShown = false;
+
+function keepTableInView() {
+  const barShown = !ui.weisBar.hidden;
+  const barAppeared = barShown && !barWasShown;
+  barWasShown = barShown;
+  if (!PHONE.matches || !running() || mySeat() === null) return;
+  if (scrolledForGame !== view.game.id) {
+    scrolledForGame = view.game.id;
+    app.scrollIntoView({ block: "start" });
+  }
+  if (barAppeared && ui.weisBar.getBoundingClientRect().bottom > window.innerHeight) {
+    ui.weisBar.scrollIntoView({ block: "nearest" });
+  }
 }
 
 /**
@@ -427,7 +464,7 @@ function closeSummary() {
 /** Who the summary still waits for, in words: "Waiting for Anna · 4 s". */
 function waitingText(p) {
   const online = p.people.filter((s) => view.online.includes(view.game.players[s].player_id));
-  const names = online.filter((s) => !p.ready.includes(s)).map((s) => gameWho(s));
+  const names = online.filter((s) => !p.ready.includes(s)).map(whoInText);
   const left = Math.max(0, Math.ceil((p.until - (Date.now() + clockOffset)) / 1000));
   return interpolate(gettext("Waiting for %(names)s · %(seconds)s s"), { names: names.join(" & ") || gettext("the others"), seconds: left }, true);
 }
@@ -515,6 +552,8 @@ function renderSummary() {
   if (!summary.shown) {
     summary.shown = true;
     ui.summary.firstChild.scrollIntoView({ block: "nearest" }); // in view on a phone scrolled to its hand
+    // The keyboard goes to Continue: Enter or Space goes on, as a click does.
+    ui.summary.querySelector("[data-testid=summary-continue]")?.focus({ preventScroll: true });
   }
 }
 
@@ -559,6 +598,7 @@ function renderTrump() {
   const g = game();
   if (!running() || g.trump < 0) {
     ui.trump.hidden = true;
+    ui.scoreTrump.hidden = true;
     return;
   }
   const factor = g.multipliers ? g.multipliers[g.trump] : 1;
@@ -577,6 +617,11 @@ function renderTrump() {
   const byShort = g.declarer === me
     ? (g.pushed ? gettext("by you, pushed") : gettext("by you"))
     : interpolate(g.pushed ? gettext("by %(name)s, pushed") : gettext("by %(name)s"), { name: SEAT_NAMES[g.declarer] }, true);
+  // On a phone the trump stands in the score bar (the table's title steps back there while you play).
+  ui.scoreTrump.hidden = false;
+  ui.scoreTrump.replaceChildren(h("span", { class: "scorebar-trump-title" }, gettext("Trump")), " ",
+    h("strong", {}, trumpLabel(g.trump), factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null), " ",
+    h("span", { class: "scorebar-trump-by" }, byShort));
   ui.trump.hidden = false;
   ui.trump.replaceChildren(
     h("span", { class: "trump-badge-title" }, gettext("Trump")),
@@ -640,7 +685,7 @@ function seatElement(seat, where) {
   }
   if (running() && !(isMe && where === "bottom")) {
     const count = g.hand_sizes[seat];
-    el.append(h("span", { class: "backs", "data-testid": "backs", "aria-label": interpolate(ngettext("%(count)s card in hand", "%(count)s cards in hand", count), { count }, true) },
+    el.append(h("span", { class: "backs", "data-testid": "backs", role: "img", "aria-label": interpolate(ngettext("%(count)s card in hand", "%(count)s cards in hand", count), { count }, true) },
       Array.from({ length: count }, () => cardBack("card-back-mini"))),
     h("span", { class: "backs-count", "aria-hidden": "true" }, interpolate(ngettext("%(count)s card", "%(count)s cards", count), { count }, true)));
   }
@@ -664,7 +709,7 @@ function presenceLine(seat, player) {
   if (running() && player.standin) {
     parts.push(h("span", { class: "badge badge-standin", "data-testid": "standin-badge",
       title: player.standin === "left" ? gettext("Left the game: a bot took the seat") : gettext("Out of time: a bot plays until they are back") },
-    interpolate(player.standin === "left" ? gettext("%(bot)s plays (left)") : gettext("%(bot)s plays"), { bot: player.standin_label || gettext("bot") }, true)));
+    interpolate(player.standin === "left" ? gettext("%(bot)s plays (left)") : gettext("%(bot)s plays"), { bot: standinName(player) }, true)));
   }
   return h("div", { class: "seat-presence" }, parts);
 }
@@ -742,11 +787,30 @@ function botFacts(player) {
   return text;
 }
 
+/** Why a game was abandoned, in the page's language (the parts of games/catalogue.py: abandon_parts). */
+function abandonText(parts) {
+  if (!parts) return "";
+  if (parts.kind === "player") return gettext("a player ended it");
+  if (parts.kind === "vote") return interpolate(gettext("%(name)s asked and the other players agreed"), { name: parts.name }, true);
+  if (parts.kind === "away") {
+    if (parts.seconds < 60) return interpolate(gettext("nobody was at the table for %(count)s seconds"), { count: parts.seconds }, true);
+    const minutes = Math.round(parts.seconds / 60);
+    return interpolate(ngettext("nobody was at the table for %(count)s minute", "nobody was at the table for %(count)s minutes", minutes), { count: minutes }, true);
+  }
+  return parts.text || "";
+}
+
+/** The stand-in bot playing for a person, by name in the page's language. */
+function standinName(player) {
+  const g = game();
+  return botName(g ? g.standin_bot : view.table.standin_bot, player.standin_label || gettext("bot"));
+}
+
 function presenceFacts(player) {
   const online = isOnline(player);
   if (online === null) return "";
-  let text = online ? ", online" : ", offline";
-  if (running() && player.standin) text += `, ${player.standin_label || "a bot"} plays for them`;
+  let text = `, ${online ? gettext("online") : gettext("offline")}`;
+  if (running() && player.standin) text += `, ${interpolate(gettext("%(bot)s plays for them"), { bot: standinName(player) }, true)}`;
   return text;
 }
 
@@ -770,7 +834,7 @@ function defaultBot() {
 
 function botLabel(name) {
   const bot = view.bots.find((b) => b.name === name);
-  return bot ? bot.label : name;
+  return localBotLabel(name, bot ? bot.label : name);
 }
 
 function seatControls(seat, player) {
@@ -785,7 +849,7 @@ function seatControls(seat, player) {
     if (me.can_manage && view.bots.length) {
       const select = h("select", { "aria-label": interpolate(gettext("Bot for %(seat)s"), { seat: label }, true), "data-key": `bot-select-${seat}`, "data-testid": `bot-select-${seat}`,
         onchange: (e) => { botChoice[seat] = e.target.value; } },
-      view.bots.map((b) => h("option", { value: b.name, title: b.description || null, selected: (botChoice[seat] || defaultBot()) === b.name }, b.label)));
+      view.bots.map((b) => h("option", { value: b.name, title: b.description || null, selected: (botChoice[seat] || defaultBot()) === b.name }, botLabel(b.name))));
       controls.push(h("span", { class: "add-bot" }, select,
         h("button", { type: "button", class: "button button-small button-quiet", "data-key": `add-bot-${seat}`,
           "data-testid": `add-bot-${seat}`, "aria-label": interpolate(gettext("Add bot (%(seat)s)"), { seat: label }, true),
@@ -849,8 +913,8 @@ function renderCenter() {
   const parts = [];
   if (!running()) {
     parts.push(...lobbyCenter());
-  } else if (myStandin()) {
-    parts.push(awayPanel(myStandin()));
+  } else if (myStandin() && !PHONE.matches) {
+    parts.push(awayPanel(myStandin())); // a phone has no room beside the trick: the hand's note says it
   } else if (linger) {
     // The last trick of the round is still on the table, with its caption: the new round's
     // trump choice comes once it is swept away (the two never share the centre).
@@ -872,10 +936,21 @@ function renderCenter() {
   ui.center.hidden = parts.length === 0;
 }
 
+/** Arrow keys move between the trump buttons (as between the cards of the hand), wrapping round. */
+function trumpArrows(event) {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+  if (!step) return;
+  const buttons = [...event.currentTarget.querySelectorAll("button[data-trump]")];
+  const index = buttons.indexOf(document.activeElement);
+  if (index < 0) return;
+  buttons[(index + step + buttons.length) % buttons.length].focus();
+  event.preventDefault();
+}
+
 function trumpChooser(choices) {
   const g = game();
   const pushed = g.forehand !== g.player;
-  return h("div", { class: "trump-chooser", role: "group", "aria-labelledby": "trump-chooser-title", "data-testid": "trump-chooser" },
+  return h("div", { class: "trump-chooser", role: "group", "aria-labelledby": "trump-chooser-title", "data-testid": "trump-chooser", onkeydown: trumpArrows },
     h("h2", { id: "trump-chooser-title", class: "trump-chooser-title" }, pushed ? gettext("Your partner pushed: choose trump") : gettext("Choose trump")),
     h("div", { class: "trump-buttons" },
       choices.filter((t) => t !== 10).map((t) => trumpButton(t)),
@@ -906,7 +981,9 @@ function lobbyCenter() {
     parts.push(h("form", { method: "post", action: "/guest/", class: "nickname-inline" },
       h("input", { type: "hidden", name: "csrfmiddlewaretoken", value: document.querySelector('meta[name="csrf-token"]').content }),
       h("input", { type: "hidden", name: "next", value: app.dataset.tableUrl }),
-      h("label", { for: "table-nickname" }, gettext("Choose a nickname to take a seat")),
+      h("label", { for: "table-nickname" }, view.seats.some((s) => s.kind === "empty")
+        ? gettext("Choose a nickname to take a seat")
+        : gettext("Every seat is taken: choose a nickname to watch, and sit down when one is free")),
       h("span", { class: "input-row" },
         h("input", { id: "table-nickname", name: "nickname", maxlength: 24, required: true, placeholder: gettext("Nickname") }),
         h("button", { type: "submit", class: "button" }, gettext("Join as guest")))));
@@ -919,8 +996,9 @@ function lobbyCenter() {
       : gettext("This table is private: its games are shown only to those who played them.")));
   }
   if (g && g.status === "abandoned") {
+    const why = abandonText(g.abandon);
     parts.push(h("p", { class: "center-note", "data-testid": "abandoned-note" }, gettext("The last game was abandoned"),
-      g.abandon_reason ? `: ${g.abandon_reason}.` : "."));
+      why ? `: ${why}.` : "."));
   }
   if (g && g.status === "finished") parts.push(h("p", { class: "center-note" }, resultHeadline(g)));
   if (view.you.can_manage) {
@@ -1004,10 +1082,14 @@ function renderHandNote(g, me, myTurn) {
   else if (myStandin()) note = myStandin() === "left" ? gettext("You left this game.") : gettext("A bot is playing for you.");
   else if (myTurn) note = gettext("Your turn: play one of the raised cards.");
   else if (g.player === me && g.phase === "trump") note = gettext("Look at your cards and choose trump.");
-  else if (g.player >= 0) note = interpolate(gettext("Waiting for %(name)s…"), { name: who(g.player) }, true);
+  else if (g.player >= 0 && g.player !== me) note = interpolate(gettext("Waiting for %(name)s…"), { name: who(g.player) }, true);
   const clocked = !pending && !myStandin() && clockSeat() === me;
+  const back = myStandin() === "clock" && PHONE.matches
+    ? h("button", { type: "button", class: "button button-primary button-small hand-note-back", "data-testid": "back", "data-key": "back",
+      onclick: () => send({ type: "back" }) }, gettext("I'm back"))
+    : "";
   ui.handNote.replaceChildren(note, clocked ? " · " : "",
-    clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "");
+    clocked ? h("strong", { class: "my-clock", "data-testid": "my-clock" }, clockText()) : "", back);
   ui.handNote.hidden = !note;
 }
 
@@ -1021,7 +1103,7 @@ function myStandin() {
 
 function awayPanel(kind) {
   const g = game();
-  const bot = g.players[view.you.game_seat].standin_label || gettext("A bot");
+  const bot = standinName(g.players[view.you.game_seat]);
   if (kind === "left") {
     return h("div", { class: "away-panel", "data-testid": "away-panel", role: "status" },
       h("p", { class: "center-note" }, interpolate(gettext("You left this game: the %(bot)s plays your seat to the end."), { bot }, true)));
@@ -1067,7 +1149,7 @@ function roundRows(g) {
     return h("tr", { class: current ? "sheet-current" : "" },
       h("th", { scope: "row" }, r.round),
       h("td", {}, r.trump >= 0 ? trumpLabel(r.trump) : h("span", { class: "muted" }, "…")),
-      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag", title: gettext("pushed") }, ` (${gettext("pushed")})`) : "",
+      h("td", {}, r.declarer >= 0 ? gameWho(r.declarer) : "", r.pushed ? h("span", { class: "pushed-tag" }, `, ${gettext("after a push")}`) : "",
         r.match ? h("span", { class: "match-tag" }, ` ${gettext("Match!")}`) : ""),
       h("td", { class: "num" }, r.points[0]),
       h("td", { class: "num" }, r.points[1]));
@@ -1204,7 +1286,7 @@ function renderVote() {
     parts.push(h("p", { class: "vote-text" }, vote.by === me ? gettext("You asked to abandon the game.")
       : interpolate(gettext("%(name)s asked to abandon the game."), { name: vote.by_name }, true),
       vote.agreed.length ? ` ${interpolate(gettext("Agreed: %(names)s."), { names: vote.agreed.map(gameWho).join(", ") }, true)}` : "",
-      waiting.length ? ` ${interpolate(gettext("Waiting for %(names)s"), { names: waiting.map(gameWho).join(", ") }, true)}` : "",
+      waiting.length ? ` ${interpolate(gettext("Waiting for %(names)s"), { names: waiting.map(whoInText).join(", ") }, true)}` : "",
       ` (${interpolate(gettext("lapses in %(seconds)s s"), { seconds: Math.ceil(left / 1000) }, true)}).`));
     if (me !== null && me !== undefined && waiting.includes(me)) {
       parts.push(h("div", { class: "vote-actions" },
@@ -1215,6 +1297,8 @@ function renderVote() {
     }
   }
   ui.vote.replaceChildren(...parts);
+  // Asked to answer: a question (on a phone a dialog over the table); else a note.
+  ui.vote.classList.toggle("abandon-vote-asking", parts.length > 1);
   ui.vote.hidden = false;
 }
 
@@ -1259,7 +1343,7 @@ function clockForm(t) {
     h("option", { value: s, selected: s === chosen.seconds }, s ? `${s} s` : gettext("Off"))));
   const bot = h("select", { id: "standin-input", "data-testid": "standin-input", "data-key": "standin-input",
     "aria-label": gettext("Stand-in bot"), onchange: remember },
-  view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, b.label)));
+  view.bots.map((b) => h("option", { value: b.name, selected: b.name === chosen.bot }, botLabel(b.name))));
   const pause = h("select", { id: "round-pause-input", "data-testid": "round-pause-input", "data-key": "round-pause-input",
     "aria-label": gettext("Round summary"), onchange: remember },
   (view.round_pauses || [0, 3, 5, 10]).map((s) => h("option", { value: s, selected: s === chosen.pause }, s ? interpolate(gettext("Round summary %(seconds)s s"), { seconds: s }, true) : gettext("No round summary"))));
@@ -1406,13 +1490,17 @@ function rematchPart() {
 
 // -- messages for the user ------------------------------------------------------------------
 
-function toast(message) {
-  const item = h("div", { class: "toast", "data-testid": "toast" },
+// A message by kind: an error (a refusal, a lost connection), information (a Weis said), good news (your
+// team scores). One at a time, at the top of the window: it never covers the hand or the Weis/Stöck bar.
+// (Each kind's mark is the stylesheet's: .toast-error::before and so on.)
+const TOAST_MS = { error: 6000, info: 4000, good: 4000 };
+
+function toast(message, kind = "error") {
+  const item = h("div", { class: `toast toast-${kind}`, "data-testid": "toast", "data-kind": kind },
     h("span", { class: "toast-text" }, message),
     h("button", { type: "button", class: "toast-close", "aria-label": gettext("Dismiss"), onclick: () => item.remove() }, "×"));
-  ui.toasts.append(item);
-  setTimeout(() => item.remove(), TOAST_MS);
-  while (ui.toasts.children.length > 3) ui.toasts.firstChild.remove();
+  ui.toasts.replaceChildren(item);
+  setTimeout(() => item.remove(), TOAST_MS[kind]);
 }
 
 function announce(text) {
@@ -1452,9 +1540,9 @@ for (const button of app.querySelectorAll("[data-copy-from]")) {
     field.select();
     try {
       await navigator.clipboard.writeText(field.value);
-      toast(gettext("Invitation link copied."));
+      toast(gettext("Invitation link copied."), "good");
     } catch {
-      toast(gettext("Copy the selected link (Ctrl+C): the browser did not allow copying here."));
+      toast(gettext("Copy the selected link (Ctrl+C): the browser did not allow copying here."), "info");
     }
   });
 }

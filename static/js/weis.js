@@ -150,7 +150,8 @@ export function weisSummaryLines(r, who, teamLabel) {
   return lines;
 }
 
-/** What changed in Weis and Stöck from one view to the next, in words (for a toast and the screen reader). */
+/** What changed in Weis and Stöck from one view to the next, in words (for a toast and the screen reader):
+ * `{ text, good }`, good news when the viewer's team scores its Weis. */
 export function weisNews(before, after, who, teamLabel, youSeat = null) {
   if (!after || !before) return [];
   const news = [];
@@ -158,12 +159,17 @@ export function weisNews(before, after, who, teamLabel, youSeat = null) {
     const earlier = before.declared[seat] || [];
     if (entries.length > earlier.length) {
       const points = entries.slice(earlier.length).map((e) => e.points).join(" + ");
-      news.push(seat === youSeat
+      news.push({ good: false, text: seat === youSeat
         ? interpolate(gettext("You declare Weis: %(points)s"), { points }, true)
-        : interpolate(gettext("%(name)s declares Weis: %(points)s"), { name: who(seat), points }, true));
+        : interpolate(gettext("%(name)s declares Weis: %(points)s"), { name: who(seat), points }, true) });
     }
   });
-  if (after.stoeck >= 0 && before.stoeck < 0) news.push(interpolate(gettext("%(name)s: Stöck! +20"), { name: who(after.stoeck) }, true));
-  if (after.team >= 0 && before.team < 0) news.push(interpolate(gettext("%(team)s score %(points)s in Weis"), { team: teamLabel(after.team), points: after.points[after.team] }, true));
+  if (after.stoeck >= 0 && before.stoeck < 0) {
+    news.push({ good: youSeat !== null && after.stoeck % 2 === youSeat % 2, text: interpolate(gettext("%(name)s: Stöck! +20"), { name: who(after.stoeck) }, true) });
+  }
+  if (after.team >= 0 && before.team < 0) {
+    const text = interpolate(gettext("%(team)s score %(points)s in Weis"), { team: teamLabel(after.team), points: after.points[after.team] }, true);
+    news.push({ good: youSeat !== null && after.team === youSeat % 2, text });
+  }
   return news;
 }
