@@ -54,7 +54,8 @@ def expect_swiss_cards(page: Page, selector: str) -> list[str]:
     cards = page.locator(selector).evaluate_all(
         """cards => cards.map(c => ({
             code: c.dataset.card,
-            label: c.getAttribute('aria-label'),
+            // A card to play is named by hidden text, a card shown by its aria-label (static/js/cards.js).
+            label: c.getAttribute('aria-label') || (c.querySelector('.visually-hidden') || {}).textContent,
             suits: [...c.querySelectorAll('.suit-mark use')].map(u => u.getAttribute('href').split('#')[1]),
             face: (c.querySelector('.card-figure-art use') || {getAttribute: () => null}).getAttribute('href'),
             text: c.textContent,
