@@ -1421,6 +1421,7 @@ function renderResult() {
   // With other people seated the next game is offered to them (Play again); alone with bots, it just starts.
   const others = view.seats.some((s) => s.kind === "human" && s.player_id !== view.you.player_id);
   const canStart = view.you.can_manage && !others && view.seats.every((s) => s.kind !== "empty");
+  const rematch = others && !view.table.managed_by ? rematchPart() : { line: null, buttons: [] };
   ui.result.replaceChildren(h("div", { class: "result-card" },
     h("h2", { id: "result-title", "data-testid": "result-title", tabindex: -1 }, resultHeadline(g)),
     h("div", { class: "result-teams" }, teams),
@@ -1429,8 +1430,9 @@ function renderResult() {
       sheetTable(g, gettext("Points per round"))),
     pairs,
     faultNote,
-    others && !view.table.managed_by ? rematchPart() : null,
+    rematch.line,
     h("div", { class: "result-actions" },
+      ...rematch.buttons,
       view.table.managed_by ? h("a", { class: "button button-primary", href: view.table.managed_by,
         "data-testid": "tournament-link" }, gettext("Back to the tournament")) : null,
       canStart ? h("button", { type: "button", class: "button button-primary", "data-testid": "new-game",
@@ -1455,7 +1457,7 @@ function noticeRematch() {
     { tag: `rematch-${view.table.id}` });
 }
 
-/** *Play again*: offer the same four seats another game, or answer someone's offer. */
+/** *Play again*: offer the same four seats another game, or answer someone's offer ({line, buttons}). */
 function rematchPart() {
   const me = view.you.player_id;
   const offer = view.rematch && view.rematch.until > Date.now() + clockOffset ? view.rematch : null;
@@ -1481,11 +1483,14 @@ function rematchPart() {
       actions = [button(gettext("Accept: play again"), true, "rematch-accept", true), button(gettext("Decline"), false, "rematch-decline")];
     }
   } else if (seated) {
-    actions = [button(gettext("Play again"), true, "rematch", true)];
-    line = gettext("The same four seats, the deal moving on: it starts when everyone seated accepts within a minute.");
+    const again = button(gettext("Play again"), true, "rematch", true);
+    again.title = gettext("The same four seats, the deal moving on: it starts when everyone seated accepts within a minute.");
+    actions = [again];
   }
-  return h("div", { class: "result-rematch", "data-testid": "rematch-part" },
-    line ? h("p", { "data-testid": "rematch-text" }, line) : null, actions.length ? h("div", { class: "result-actions" }, actions) : null);
+  return {
+    line: line ? h("p", { class: "result-rematch", "data-testid": "rematch-text", role: "status" }, line) : null,
+    buttons: actions,
+  };
 }
 
 // -- messages for the user ------------------------------------------------------------------
