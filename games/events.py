@@ -41,7 +41,7 @@ class Publisher:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[list[Send]] | None = None
+        self._queue: asyncio.Queue[list[Send] | None] | None = None  # None in it: the end
         self._task: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
 
@@ -56,20 +56,24 @@ class Publisher:
             self._task = loop.create_task(self._drain(self._queue), name="event-publisher")
 
     async def detach(self) -> None:
-        """Send what is queued, then stop (the end of a server or of a test's event loop)."""
+        """Send what is queued, then stop (the end of a server or of a test's event loop).
+
+        The sending task finishes the queue itself: cancelling it could cut off a message halfway through
+        (a move committed while a server stops, that its watchers would then never see). A caller that
+        cannot wait bounds this (cancelling it cancels the sending)."""
         with self._lock:
             queue, task = self._queue, self._task
             self._loop, self._queue, self._task = None, None, None
         if task is None or queue is None or task.get_loop() is not asyncio.get_running_loop():
             return  # nothing attached, or attached to an event loop that is gone
-        task.cancel()
+        queue.put_nowait(None)
         await asyncio.gather(task, return_exceptions=True)
-        while not queue.empty():
-            await _send_all(queue.get_nowait())
 
-    async def _drain(self, queue: asyncio.Queue[list[Send]]) -> None:
+    async def _drain(self, queue: asyncio.Queue[list[Send] | None]) -> None:
         while True:
             sends = await queue.get()
+            if sends is None:
+                return
             await _send_all(sends)
 
     def publish(self, sends: list[Send]) -> None:
