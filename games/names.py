@@ -13,6 +13,7 @@ from typing import Any
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from games.catalogue import SeatKind, abandon_parts, builtin_bots
+from games.snapshot import bot_label
 
 # The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
 BOT_LABELS = {
@@ -32,12 +33,18 @@ def local_bot_label(name: str) -> str:
 
 
 def local_player_name(seat: Any) -> str:
-    """The name of who plays a seat (a model row or a view's dict), a built-in bot's in the page's language."""
+    """The name of who plays a seat (a model row or a view's dict), a built-in bot's in the page's language.
+
+    Only a built-in bot's own English name ("Random bot") is translated; a name an
+    imported record gave the seat is shown as the record wrote it.
+    """
     fields: Mapping[str, Any] = seat if isinstance(seat, Mapping) else vars(seat)
     bot = fields.get("bot")
+    name = str(fields.get("name") or "")
     if bot and fields.get("kind", SeatKind.BOT) == SeatKind.BOT and bot in builtin_bots():
-        return local_bot_label(bot)
-    return str(fields.get("name") or "")
+        if not name or name == bot_label(bot):
+            return local_bot_label(bot)
+    return name
 
 
 def abandon_words(reason: str) -> str:

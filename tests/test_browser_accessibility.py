@@ -19,6 +19,9 @@ def serious_violations(page: Page, where: str) -> list[str]:
     page.add_script_tag(content=AXE)
     found = page.evaluate(
         """async () => {
+            // Colours are judged as they settle: a chooser fading in is not yet low contrast.
+            const running = document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity);
+            await Promise.all(running.map((a) => a.finished.catch(() => null)));
             const result = await axe.run(document, { resultTypes: ['violations'] });
             return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
                 .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
