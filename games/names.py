@@ -39,11 +39,11 @@ def local_player_name(seat: Any) -> str:
     imported record gave the seat is shown as the record wrote it.
     """
     fields: Mapping[str, Any] = seat if isinstance(seat, Mapping) else vars(seat)
-    bot = fields.get("bot")
+    bot = str(fields.get("bot") or "")
     name = str(fields.get("name") or "")
-    if bot and fields.get("kind", SeatKind.BOT) == SeatKind.BOT and bot in builtin_bots():
-        if not name or name == bot_label(bot):
-            return local_bot_label(bot)
+    builtin = bool(bot) and fields.get("kind", SeatKind.BOT) == SeatKind.BOT and bot in builtin_bots()
+    if builtin and (not name or name == bot_label(bot)):
+        return local_bot_label(bot)
     return name
 
 

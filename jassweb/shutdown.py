@@ -20,11 +20,13 @@ A second SIGTERM (or SIGINT) while draining stops at once, as before.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from types import FrameType
 from typing import Any
 
@@ -56,10 +58,19 @@ def install() -> None:
                 fallback(number, frame)
             return
         _state["draining"] = True
-        loop.call_soon_threadsafe(lambda: loop.create_task(drain(), name="drain"))
+        schedule(loop, drain)
 
     signal.signal(signal.SIGTERM, on_term)
     _state["installed"] = True
+
+
+def schedule(loop: asyncio.AbstractEventLoop, start: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run ``start()`` as a task of ``loop``, from a signal handler, in a fresh context.
+
+    The signal lands in whatever task ran at that instant; a copy of that task's context may
+    say it is inside a database call (asgiref's deadlock guard), which would then refuse the
+    drain's own database calls ("Single thread executor already being used")."""
+    loop.call_soon_threadsafe(lambda: loop.create_task(start(), name="drain"), context=contextvars.Context())
 
 
 def draining() -> bool:

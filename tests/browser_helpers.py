@@ -34,6 +34,9 @@ CHROMIUM_ARGS = [
 DESKTOP: ViewportSize = {"width": 1280, "height": 860}
 PHONE: ViewportSize = {"width": 375, "height": 740}
 TURN_TIMEOUT = 15.0  # seconds: bots move after 50 ms, so a turn comes round quickly
+# Every ``expect`` waits as long as an action does: on a busy machine a state two pages away (a seat
+# taken in one tab, shown in the other) may take more than Playwright's 5 s to arrive.
+expect.set_options(timeout=TURN_TIMEOUT * 1000)
 
 HAND_CARDS = "[data-testid=hand] .card"
 LEGAL_CARDS = "[data-testid=hand] [data-legal=true]"

@@ -64,3 +64,26 @@ def test_a_stopping_worker_hands_its_games_back_and_names_the_live_workers_to_te
 
     workers.register()  # a live server, told, claims them at once (no lease to wait for)
     assert all(workers.claim(g.pk) for g in games)
+
+
+@pytest.mark.asyncio
+async def test_the_drain_runs_in_a_fresh_context_whatever_task_the_signal_interrupted():
+    """SIGTERM may land while a task waits on a database call; the drain started from there still reaches the
+    database (it once failed with asgiref's "Single thread executor already being used, would deadlock")."""
+    import asyncio
+
+    from asgiref.sync import SyncToAsync, sync_to_async
+
+    from jassweb import shutdown
+
+    reached: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def drain() -> None:
+        reached.set_result(await sync_to_async(lambda: "the database thread")())
+
+    inside_a_database_call = SyncToAsync.deadlock_context.set(True)
+    try:
+        shutdown.schedule(asyncio.get_running_loop(), drain)
+    finally:
+        SyncToAsync.deadlock_context.reset(inside_a_database_call)
+    assert await asyncio.wait_for(reached, 10) == "the database thread"
