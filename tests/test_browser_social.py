@@ -21,6 +21,7 @@ from tests.browser_helpers import (
     become_guest,
     open_table,
     start_game,
+    table_seat,
     take_turn,
     wait_for_turn,
 )
@@ -60,7 +61,9 @@ def test_the_same_four_play_again_when_everyone_accepts_and_not_when_one_decline
     table_id = open_table(nora, "Again and again", target=1, seat="0")  # to one point: one round a game
     add_bots(nora, [1, 3])
     emil.goto(f"/tables/{table_id}/")
+    expect(emil.get_by_test_id("table-app")).to_have_attribute("data-socket", "open")  # a click now is sent
     emil.get_by_test_id("sit-2").click()
+    expect(table_seat(nora, 2)).to_contain_text("Emil")
     start_game(nora)
     play_to_the_end([nora, emil])
     first = game_id(nora)

@@ -24,6 +24,8 @@ export class ChatPanel {
     this.room = null;
     this.requests = 0;
     this.mine = new Set(); // ids of this panel's requests, so that their refusals show here
+    // Messages that came live while a history was asked for: the history may have been read before them.
+    this.sinceAsked = null;
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const text = this.input.value.trim();
@@ -36,6 +38,11 @@ export class ChatPanel {
 
   /** The socket (re)opened: ask for what was said (missed messages included). */
   opened() {
+    this.askHistory();
+  }
+
+  askHistory() {
+    this.sinceAsked = [];
     this.send({ type: "chat_history" });
   }
 
@@ -45,12 +52,13 @@ export class ChatPanel {
     const playing = you.seat !== null && you.seat !== undefined
       || (view.game && view.game.status === "running" && you.game_seat !== null && you.game_seat !== undefined);
     const room = playing ? "players" : "spectators";
-    if (this.room !== null && room !== this.room) this.send({ type: "chat_history" });
+    if (this.room !== null && room !== this.room) this.askHistory();
   }
 
   request(message) {
     const id = `chat-${++this.requests}`;
     this.mine.add(id);
+    this.say(""); // a new try: the last refusal no longer stands
     if (!this.send({ ...message, id })) this.say(gettext("Not connected right now: reconnecting, try again in a moment."));
   }
 
@@ -64,19 +72,21 @@ export class ChatPanel {
   receive(message) {
     switch (message.type) {
       case "chat":
+        this.sinceAsked?.push(message);
         this.add(message);
-        if (message.player === this.me) {
-          this.say("");
-          if (message.text === this.input.value.trim()) this.input.value = "";
-        }
+        // (The note stays: a refusal sent straight back may come before the echo of an earlier message.)
+        if (message.player === this.me && message.text === this.input.value.trim()) this.input.value = "";
         return true;
       case "chat_history":
         this.room = message.room;
         this.title.textContent = message.room === "players" ? gettext("Table chat") : gettext("Spectators' chat");
         this.log.replaceChildren();
         for (const said of message.messages) this.add(said);
+        for (const said of this.sinceAsked || []) this.add(said); // said after the history was read
+        this.sinceAsked = null;
         return true;
       case "chat_hidden":
+        if (this.sinceAsked) this.sinceAsked = this.sinceAsked.filter((said) => said.id !== message.message);
         this.log.querySelector(`[data-message="${Number(message.message)}"]`)?.remove();
         return true;
       case "muted":
