@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -26,15 +27,41 @@ def free_port() -> int:
 
 
 def migrate(env: dict[str, str]) -> None:
-    """Create or update the database named by ``env``."""
+    """Create or update the database named by ``env``.
+
+    A new SQLite file is a copy of one migrated once per test process (``manage.py migrate`` of an
+    empty file takes seconds, and dozens of servers start in a run); anything else is migrated."""
     tiers.require("services", "a server's database")
+    merged = _server_env(env)
+    path = merged.get("JASSWEB_SQLITE_PATH")
+    if path and not merged.get("DATABASE_URL") and not Path(path).exists():
+        with sqlite3.connect(_migrated_sqlite()) as source, sqlite3.connect(path) as copy:
+            source.backup(copy)
+        return
+    _run_migrate(merged)
+
+
+def _run_migrate(merged_env: dict[str, str]) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],
         cwd=ROOT,
-        env=_server_env(env),
+        env=merged_env,
         check=True,
         capture_output=True,
     )
+
+
+_TEMPLATE: dict[str, str] = {}
+
+
+def _migrated_sqlite() -> str:
+    """An SQLite file this process migrated (once): the pattern of every new test database."""
+    if "path" not in _TEMPLATE:
+        path = str(Path(tempfile.mkdtemp(prefix="jassweb-migrated-")) / "db.sqlite3")
+        merged = {k: v for k, v in _server_env({"JASSWEB_SQLITE_PATH": path}).items() if k != "DATABASE_URL"}
+        _run_migrate(merged)
+        _TEMPLATE["path"] = path
+    return _TEMPLATE["path"]
 
 
 def _server_env(env: dict[str, str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ from tests.services import postgres_database, require_redis
 pytestmark = pytest.mark.services
 
 TEAMS = ["Ada=rules", "Bo=random", "Cleo=rules", "Dan=random", "Eva=rules", "Finn=random"]
-OPTIONS = ["--format", "round-robin", "--match-rounds", "4", "--seed", "2026", "--max-games", "2"]
+OPTIONS = ["--format", "round-robin", "--match-rounds", "2", "--seed", "2026", "--max-games", "2"]
 
 
 def command(env: dict[str, str], *args: str) -> dict:
