@@ -245,6 +245,13 @@ def start() -> None:
         _warming_since = None
 
 
+def start_in_background() -> None:
+    """``start`` on a thread of its own (a broken pool started afresh); ``warming`` holds from now on."""
+    global _warming_since
+    _warming_since = time.monotonic()
+    threading.Thread(target=start, daemon=True, name="bot-pool-start").start()
+
+
 def shutdown() -> None:
     global _pool
     with _pool_lock:

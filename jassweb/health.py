@@ -162,16 +162,22 @@ async def _pool_answers() -> str:
         return "the local bot processes start with the first table"
     if think.warming():  # a server's first request starts them: they load their kernels for a few seconds
         return f"{think.worker_count()} local bot processes are starting"
-    for attempt in range(2):
-        try:
-            future = await asyncio.to_thread(lambda: think.pool().submit(think.ready))
-            await asyncio.wrap_future(future)
-        except BrokenProcessPool:
-            think.shutdown()
-            continue
-        restarted = " (started afresh: the pool had broken)" if attempt else ""
-        return f"{think.worker_count()} local bot processes{restarted}"
-    raise CheckFailed("the local bot processes broke and do not start again")
+    try:
+        future = await asyncio.to_thread(lambda: think.pool().submit(think.ready))
+        await asyncio.wrap_future(future)
+    except BrokenProcessPool:
+        think.shutdown()
+        restarted = _pool_restarts.get("at")
+        if restarted is not None and time.monotonic() - restarted < 2 * think.WARM_UP_S:
+            raise CheckFailed("the local bot processes broke and do not start again") from None
+        # Started afresh, as a bot move would; it loads its kernels for a few seconds, as at a server's start.
+        _pool_restarts["at"] = time.monotonic()
+        think.start_in_background()
+        return f"{think.worker_count()} local bot processes started afresh (the pool had broken), starting"
+    return f"{think.worker_count()} local bot processes"
+
+
+_pool_restarts: dict[str, float] = {}  # when the health check last started a broken pool afresh
 
 
 def _holds_lease(worker_id: str) -> bool:

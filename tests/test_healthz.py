@@ -17,7 +17,8 @@ import pytest
 from django.test import Client
 
 from bots import think
-from tests.server_helpers import ServerProcess, bot_worker, free_port, migrate
+from jassweb.health import _pool_restarts
+from tests.server_helpers import ServerProcess, bot_worker, free_port, migrate, wait_for
 from tests.services import postgres_database, require_redis
 from tests.ws_helpers import LiveClient, create_live_table, guest_cookies
 
@@ -96,9 +97,38 @@ def test_the_local_bot_processes_answer_and_a_broken_pool_is_started_afresh():
         response = Client().get("/healthz")
         assert response.status_code == 200, response.json()
         assert "started afresh" in response.json()["checks"]["bot_workers"]["workers"]
-        assert Client().get("/healthz").json()["checks"]["bot_workers"]["workers"].endswith("local bot processes")
+        # While the new processes load their kernels the server says so (and is healthy); then they answer.
+        wait_for(
+            lambda: Client().get("/healthz").json()["checks"]["bot_workers"]["workers"].endswith("local bot processes"),
+            60,
+            "the bot processes started afresh to answer",
+        )
+        assert Client().get("/healthz").status_code == 200
     finally:
         think.shutdown()
+        _pool_restarts.clear()
+
+
+@pytest.mark.django_db
+def test_a_pool_that_breaks_again_right_after_its_restart_fails_the_check(monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Broken:
+        def submit(self, *args, **kwargs):
+            raise BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr(think, "started", lambda: True)
+    monkeypatch.setattr(think, "pool", lambda: Broken())
+    monkeypatch.setattr(think, "start_in_background", lambda: None)
+    try:
+        first = Client().get("/healthz")
+        assert first.status_code == 200, first.json()
+        assert "started afresh" in first.json()["checks"]["bot_workers"]["workers"]
+        again = Client().get("/healthz")
+        assert again.status_code == 503
+        assert "do not start again" in again.json()["checks"]["bot_workers"]["error"]
+    finally:
+        _pool_restarts.clear()
 
 
 # -- real servers, real services ----------------------------------------------------------------------
