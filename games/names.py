@@ -21,6 +21,7 @@ BOT_LABELS = {
     "Rule-based": pgettext_lazy("bot", "Rule-based"),
     "MCTS (fast)": pgettext_lazy("bot", "MCTS (fast)"),
     "MCTS (strong)": pgettext_lazy("bot", "MCTS (strong)"),
+    "Solver": pgettext_lazy("bot", "Solver"),
 }
 
 
@@ -41,9 +42,13 @@ def local_player_name(seat: Any) -> str:
     fields: Mapping[str, Any] = seat if isinstance(seat, Mapping) else vars(seat)
     bot = fields.get("bot")
     name = str(fields.get("name") or "")
-    if bot and fields.get("kind", SeatKind.BOT) == SeatKind.BOT and bot in builtin_bots():
-        if not name or name == bot_label(bot):
-            return local_bot_label(bot)
+    if (
+        bot
+        and fields.get("kind", SeatKind.BOT) == SeatKind.BOT
+        and bot in builtin_bots()
+        and (not name or name == bot_label(bot))
+    ):
+        return local_bot_label(bot)
     return name
 
 
