@@ -62,7 +62,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
                 "solver",
                 "Solver",
                 "Solves deals of the unseen cards that fit the play so far exactly and plays the best card on"
-                " average (from the third trick; before, as MCTS (strong)), about 1 s a move.",
+                " average (from the second trick; before, as MCTS (strong)), about 1 s a move.",
             ),
             "bots.solver_bot:SolverBot",
             move_budget_s=1.2,

@@ -1,6 +1,6 @@
 """The ``solver`` bot: deals of the unseen cards that agree with the play so far, each solved exactly.
 
-At each card decision from the third trick on, the bot draws deals of the cards
+At each card decision from the second trick on, the bot draws deals of the cards
 it has not seen that agree with everything it observed (voids shown, Weis
 declared, trump called or pushed) and weighs them by how the others played
 (``bots.inference``, the sampler of ``mcts-strong``). Each deal is solved
@@ -12,9 +12,10 @@ the hidden cards (strategy fusion: in every single deal it "knows" where the
 cards are, and a vote of such deals favours cards that are only good when you
 know).
 
-Earlier in the round an exact solve costs too much for a move of about a
-second (a trump deal from its first card: about 1 s per deal, and the bot wants
-dozens), so the first two tricks and the trump choice are ``mcts-strong``'s.
+In the first trick an exact solve costs too much for a move of about a second
+(a trump deal from its first card: about 1 s per deal, and the bot wants
+dozens), so the first trick and the trump choice are ``mcts-strong``'s; in the
+second trick a few deals need more than ``solve_nodes`` and are left out.
 The budgets are counts (deals, and nodes per solve), so the same observation
 and seed give the same move; ``time_cap`` and a live move's deadline only cut
 the number of deals short.
@@ -39,10 +40,10 @@ class SolverBot(MCTSStrongBot):
 
     name = "solver"
 
-    solve_below: ClassVar[int] = 29  # solve when fewer cards than this are in the hands (from the third trick)
+    solve_below: ClassVar[int] = 33  # solve when fewer cards than this are in the hands (from the second trick)
     deals: ClassVar[int] = 32  # deals solved per card decision
     deal_candidates: ClassVar[int] = 200  # deals sampled and weighed by how the others played
-    solve_nodes: ClassVar[int] = 1_000_000  # a deal whose solve needs more is left out (about 0.08 s)
+    solve_nodes: ClassVar[int] = 1_000_000  # a deal whose solve needs more is left out (about 0.1 s)
     table_bits: ClassVar[int] = 18  # 256K entries, 8 MB: a decision's deals fit, and clearing it is cheap
     time_cap = 1.0
 

@@ -69,7 +69,7 @@ def test_every_move_is_legal_through_whole_games(weis):
         assert action in obs.legal_actions(), (action, obs)
         solved += isinstance(players[seat], SolverBot) and players[seat].last_deals > 0
         game = game.apply(seat, action)
-    assert solved > 10  # most card decisions from the third trick on were solved, not searched
+    assert solved > 10  # most card decisions from the second trick on were solved, not searched
 
 
 def test_the_card_is_the_best_mean_over_the_deals_not_a_vote():
