@@ -23,6 +23,7 @@ the number of deals short.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import ClassVar
 
@@ -49,7 +50,7 @@ class SolverBot(MCTSStrongBot):
 
     def __init__(self) -> None:
         super().__init__()
-        self._solver: Solver | None = None
+        self._local = threading.local()  # a solver per thread: its table and scratch are changed in place
         self.last_deals = 0  # deals solved in the last card decision (0: it was mcts-strong's)
 
     def _choose_card(self, obs: Observation, rng: np.random.Generator, deadline: float | None) -> int:
@@ -104,13 +105,14 @@ class SolverBot(MCTSStrongBot):
         return {card: total / solved for card, total in totals.items()}
 
     def _solver_for_decision(self) -> Solver:
-        """The bot's solver with an empty table: what one decision learns does not steer the next (same
+        """This thread's solver with an empty table: what one decision learns does not steer the next (same
         observation and seed, same move)."""
-        if self._solver is None:
-            self._solver = Solver(bits=self.table_bits, node_limit=self.solve_nodes)
+        solver: Solver | None = getattr(self._local, "solver", None)
+        if solver is None:
+            solver = self._local.solver = Solver(bits=self.table_bits, node_limit=self.solve_nodes)
         else:
-            self._solver.table.clear()
-        return self._solver
+            solver.table.clear()
+        return solver
 
     @classmethod
     def warm_up(cls) -> None:
