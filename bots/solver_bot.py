@@ -105,13 +105,14 @@ class SolverBot(MCTSStrongBot):
         return {card: total / solved for card, total in totals.items()}
 
     def _solver_for_decision(self) -> Solver:
-        """This thread's solver with an empty table: what one decision learns does not steer the next (same
-        observation and seed, same move)."""
+        """This thread's solver, reset: what one decision learned (table, move ordering) does not steer the
+        next, so the same observation and seed give the same move (which deals stay within ``solve_nodes``
+        depends on the ordering)."""
         solver: Solver | None = getattr(self._local, "solver", None)
         if solver is None:
             solver = self._local.solver = Solver(bits=self.table_bits, node_limit=self.solve_nodes)
         else:
-            solver.table.clear()
+            solver.reset()
         return solver
 
     @classmethod
