@@ -171,7 +171,12 @@ def main() -> None:
         print(f"{kind}: median {statistics.median(nodes[kind]):,.0f} nodes")
     trump_median = statistics.median(times["trump"])
     obe_median = statistics.median(times["obe/une"])
-    print(f"targets: trump <= 1 s ({trump_median / 1:.1f}x of it), obe/une <= 0.2 s ({obe_median / 0.2:.1f}x of it)")
+    slowest = max(times["trump"])
+    # Issue 25's targets (the ones before were 1 s and 0.2 s, both met on a quiet machine).
+    print(
+        f"targets: trump <= 0.08 s ({trump_median / 0.08:.1f}x of it), obe/une <= 0.01 s"
+        f" ({obe_median / 0.01:.1f}x of it), slowest trump deal <= 1 s ({slowest:.2f} s)"
+    )
     print(f"solver: trump deal median {trump_median:.2f} s, obe/une median {obe_median:.2f} s")
 
 

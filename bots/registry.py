@@ -57,6 +57,16 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
             "bots.mcts:MCTSStrongBot",
             move_budget_s=1.2,
         ),
+        Implementation(
+            BuiltinBot(
+                "solver",
+                "Solver",
+                "Solves deals of the unseen cards that fit the play so far exactly and plays the best card on"
+                " average (from the second trick; before, as MCTS (strong)), about 1 s a move.",
+            ),
+            "bots.solver_bot:SolverBot",
+            move_budget_s=1.2,
+        ),
     )
 }
 

@@ -1085,8 +1085,15 @@ class Solver:
         self.table = TranspositionTable(bits)
         self.node_limit = node_limit
         self.work = np.zeros((_STATE_ROW + 1, _WORK_SIZE), dtype=np.int64)
-        self.work[:_STATS_ROW, _WORK_KILLER:_WORK_CHILD_A] = -1
         self.stats = self.work[_STATS_ROW]
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything earlier calls learned: the table, and the killer moves and history that order
+        the cards (they change how many nodes a search takes, never its values)."""
+        self.table.clear()
+        self.work.fill(0)
+        self.work[:_STATS_ROW, _WORK_KILLER:_WORK_CHILD_A] = -1
 
     def _start(self) -> None:
         self.stats[_NODES] = 0

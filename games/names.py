@@ -21,6 +21,7 @@ BOT_LABELS = {
     "Rule-based": pgettext_lazy("bot", "Rule-based"),
     "MCTS (fast)": pgettext_lazy("bot", "MCTS (fast)"),
     "MCTS (strong)": pgettext_lazy("bot", "MCTS (strong)"),
+    "Solver": pgettext_lazy("bot", "Solver"),
 }
 
 

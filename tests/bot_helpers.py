@@ -59,12 +59,15 @@ def jasskit_stats(base: str) -> dict[str, int]:
 
 
 @contextmanager
-def example_bot():
-    """Run the example HSLU bot (``bots.examples.simple_bot``, the spec's paths) on loopback; yield its URL."""
+def example_bot(*options: str):
+    """Run the example HSLU bot (``bots.examples.simple_bot``, the spec's paths) on loopback; yield its URL.
+
+    ``options``: more of its command line, e.g. ``"--bot", "solver"``.
+    """
     tiers.require("services", "the example HSLU bot")
     port = free_port()
     bot = subprocess.Popen(
-        [sys.executable, "-m", "bots.examples.simple_bot", "--port", str(port)],
+        [sys.executable, "-m", "bots.examples.simple_bot", "--port", str(port), *options],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -139,5 +139,5 @@ def test_serving_pages_loads_no_bot_kernels():
     assert loaded["numba"] == []
     assert loaded["bot_modules"] == []
     # The bots app registered its bots when Django started: the pages know them without their code.
-    assert loaded["bots"] == ["random", "rules", "mcts-fast", "mcts-strong"]
+    assert loaded["bots"] == ["random", "rules", "mcts-fast", "mcts-strong", "solver"]
     assert loaded["label"] == "MCTS (strong) bot"

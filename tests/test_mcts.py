@@ -191,7 +191,7 @@ def test_every_registered_bot_is_the_class_of_its_name():
         assert issubclass(cls, Bot) and cls.name == name == impl.info.name, impl.path
     assert move_budget("mcts-strong") > move_budget("mcts-fast") > 0
     assert move_budget("rules") is None and move_budget("nobody") is None
-    with pytest.raises(KeyError, match="built-in bots: mcts-fast, mcts-strong, random, rules"):
+    with pytest.raises(KeyError, match="built-in bots: mcts-fast, mcts-strong, random, rules, solver"):
         bot_class("nobody")
 
 

@@ -7,13 +7,23 @@ and /play_card answer {"trump": n} and {"card": "C8"}; /game_info is
 acknowledged. It uses Jassweb's pure rules engine and HSLU codec (no Django) to
 read the request and find the legal cards; swap in your own strategy in
 ``choose_trump`` and ``choose_card``.
+
+    .venv/bin/python -m bots.examples.simple_bot --port 5001 --bot solver
+
+serves one of Jassweb's built-in bots instead (``random``, ``rules``,
+``mcts-fast``, ``mcts-strong``, ``solver``): any HSLU server can invite it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import numpy as np
 
 from games.engine import CARD_CODES, PUSH, SUIT_MASKS, SUITS, Observation, iter_cards
 from games.engine.rules import CARD_POINTS, WIN_RANK
@@ -46,7 +56,33 @@ def choose_card(obs: Observation) -> int:
     return max(legal, key=lambda c: value[c])  # lead our most valuable card
 
 
+def builtin_strategy(name: str) -> tuple[Callable[[Observation], int], Callable[[Observation], int]]:
+    """``choose_trump`` and ``choose_card`` of the built-in bot ``name`` (``bots.registry``), one move at a time
+    (a search bot's tables are not shared between threads)."""
+    from bots.registry import get_bot
+
+    bot = get_bot(name)
+    warm_up = getattr(bot, "warm_up", None)
+    if callable(warm_up):
+        warm_up()
+    rng = np.random.default_rng()
+    lock = threading.Lock()
+
+    def trump(obs: Observation) -> int:
+        with lock:
+            return bot.choose_trump(obs, rng)
+
+    def card(obs: Observation) -> int:
+        with lock:
+            return bot.act(obs, rng).value
+
+    return trump, card
+
+
 class BotHandler(BaseHTTPRequestHandler):
+    # (choose_trump, choose_card): the simple strategy above, or a built-in bot's (``--bot``).
+    strategy: ClassVar[tuple[Callable[[Observation], int], Callable[[Observation], int]]] = (choose_trump, choose_card)
+
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         path = self.path.rstrip("/").rsplit("/", 1)[-1]
@@ -57,9 +93,9 @@ class BotHandler(BaseHTTPRequestHandler):
         except ValueError as exc:
             return self.reply(400, {"error": str(exc)})
         if path == "select_trump":
-            return self.reply(200, {"trump": choose_trump(obs)})
+            return self.reply(200, {"trump": self.strategy[0](obs)})
         if path == "play_card":
-            return self.reply(200, {"card": CARD_CODES[choose_card(obs)]})
+            return self.reply(200, {"card": CARD_CODES[self.strategy[1](obs)]})
         return self.reply(404, {"error": f"no such path: {self.path}"})
 
     def reply(self, status: int, data: dict[str, object]) -> None:
@@ -78,7 +114,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="A simple HSLU Jass bot (spec paths).")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5001)
+    parser.add_argument("--bot", help="serve this built-in bot (e.g. solver) instead of the simple strategy")
     args = parser.parse_args()
+    if args.bot:
+        BotHandler.strategy = builtin_strategy(args.bot)
     server = ThreadingHTTPServer((args.host, args.port), BotHandler)
     print(f"bot ready at http://{args.host}:{args.port}/  (spec paths; Ctrl-C stops)", flush=True)
     server.serve_forever()

@@ -36,6 +36,7 @@ const BOT_LABELS = {
   rules: pgettext("bot", "Rule-based"),
   "mcts-fast": pgettext("bot", "MCTS (fast)"),
   "mcts-strong": pgettext("bot", "MCTS (strong)"),
+  solver: pgettext("bot", "Solver"),
 };
 
 /** A built-in bot's label ("Regelbasiert"), or `fallback` for any other bot. */
