@@ -90,6 +90,17 @@ def _fresh_state_cache():
 
 
 @pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language: a page asked for in German (LocaleMiddleware) leaves German
+    active on the test's thread, and a later test's messages on the same worker came out in German."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_limits():
     """Each test starts with no attempt counted against the limits on abuse (games/limits.py)."""
     from django.core.cache import cache

@@ -15,7 +15,7 @@ import sys
 
 from playwright.sync_api import Page, expect
 
-from tests.browser_helpers import PHONE, become_guest
+from tests.browser_helpers import PHONE, become_guest, table_seat
 from tests.server_helpers import ROOT, _server_env, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
@@ -43,7 +43,9 @@ def test_people_chat_spectators_apart_mute_report_moderate_and_the_limit(open_pa
         nora.wait_for_url("**/tables/*/")
         table_url = nora.url
         emil.goto(table_url)
+        expect(emil.get_by_test_id("table-app")).to_have_attribute("data-socket", "open")  # a click now is sent
         emil.get_by_test_id("sit-0").click()
+        expect(table_seat(nora, 0)).to_contain_text("Emil")
         expect(emil.get_by_test_id("chat-title")).to_have_text("Table chat")
         vreni.goto(table_url)
         expect(vreni.get_by_test_id("chat-title")).to_have_text("Spectators' chat")
