@@ -78,3 +78,18 @@ def postgres_database():
     finally:
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def scale_out(name: str, **settings: str):
+    """The scale-out set-up for servers of one test: a fresh PostgreSQL database and the Redis channel layer
+    under a prefix of its own. Yields (the servers' environment with ``settings`` added, the database URL)."""
+    redis_url = require_redis()
+    with postgres_database() as database_url:
+        env = {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "JASSWEB_CHANNEL_PREFIX": f"{name}-{uuid.uuid4().hex[:8]}",
+            **settings,
+        }
+        yield env, database_url

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-import uuid
 
 import pytest
 
 from tests.server_helpers import ServerProcess, migrate
-from tests.services import fetch_one, postgres_database, require_redis
+from tests.services import fetch_one, scale_out
 from tests.ws_helpers import LiveClient, after, at, close_all_clients, create_live_table, guest_cookies
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.services]
@@ -32,14 +31,7 @@ def stored(database_url: str, table_id: int) -> tuple[int, int]:
 
 
 async def test_two_servers_two_tabs_one_seat_exactly_one_move_each_time():
-    redis_url = require_redis()
-    with postgres_database() as database_url:
-        env = {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "JASSWEB_CHANNEL_PREFIX": f"race-{uuid.uuid4().hex[:8]}",
-            "JASSWEB_BOT_DELAY_MS": "0",
-        }
+    with scale_out("race", JASSWEB_BOT_DELAY_MS="0") as (env, database_url):
         migrate(env)
         first, second = ServerProcess(env), ServerProcess(env)
         try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import uuid
 from datetime import timedelta
 
 import httpx
@@ -29,7 +28,7 @@ from games.engine import Action
 from games.models import Worker
 from jassweb.metrics import DatabaseCollector, forget_dead_processes
 from tests.server_helpers import ServerProcess, migrate
-from tests.services import fetch_one, postgres_database, require_redis
+from tests.services import fetch_one, scale_out
 from tests.table_helpers import actor, make_players, make_table, start
 from tests.ws_helpers import LiveClient, after, at, close_all_clients, create_live_table, guest_cookies
 
@@ -249,16 +248,12 @@ def stored_moves(database_url: str, table_id: int) -> tuple[int, int]:
 @pytest.mark.services
 @pytest.mark.asyncio
 async def test_two_servers_count_every_move_once_while_a_game_plays(tmp_path):
-    redis_url = require_redis()
-    with postgres_database() as database_url:
-        env = {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "JASSWEB_CHANNEL_PREFIX": f"metrics-{uuid.uuid4().hex[:8]}",
-            "JASSWEB_BOT_DELAY_MS": "0",
-            "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
-            "JASSWEB_METRICS_TOKEN": TOKEN,
-        }
+    settings = {
+        "JASSWEB_BOT_DELAY_MS": "0",
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+        "JASSWEB_METRICS_TOKEN": TOKEN,
+    }
+    with scale_out("metrics", **settings) as (env, database_url):
         migrate(env)
         servers = [ServerProcess(env), ServerProcess(env)]
         try:

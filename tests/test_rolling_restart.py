@@ -25,7 +25,6 @@ import os
 import random
 import re
 import time
-import uuid
 from dataclasses import dataclass, field
 
 import httpx
@@ -34,7 +33,7 @@ import websockets
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.server_helpers import ServerProcess, bot_worker, migrate
-from tests.services import fetch_one, postgres_database, require_redis
+from tests.services import fetch_one, scale_out
 from tests.ws_helpers import create_live_table, guest_cookies
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.services]
@@ -150,18 +149,14 @@ def stopped_by_itself(server: ServerProcess) -> tuple[int | None, float]:
 
 
 async def test_a_rolling_restart_of_two_servers_loses_and_doubles_no_move_and_stalls_no_table(tmp_path):
-    redis_url = require_redis()
-    with postgres_database() as database_url:
-        env = {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "JASSWEB_CHANNEL_PREFIX": f"rolling-{uuid.uuid4().hex[:8]}",
-            "JASSWEB_BOT_DELAY_MS": "150",
-            "JASSWEB_LIMITS": "0",  # every person comes from this one address
-            "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),  # who took the games over, and how
-            # As deploy/ runs it: the bots think in a worker process, which a server restart leaves alone.
-            "JASSWEB_THINKERS": "channels",
-        }
+    settings = {
+        "JASSWEB_BOT_DELAY_MS": "150",
+        "JASSWEB_LIMITS": "0",  # every person comes from this one address
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),  # who took the games over, and how
+        # As deploy/ runs it: the bots think in a worker process, which a server restart leaves alone.
+        "JASSWEB_THINKERS": "channels",
+    }
+    with scale_out("rolling", **settings) as (env, database_url):
         migrate(env)
         worker = bot_worker(env)
         servers = [ServerProcess(env), ServerProcess(env)]

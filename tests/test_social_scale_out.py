@@ -10,13 +10,12 @@ with bots.
 from __future__ import annotations
 
 import re
-import uuid
 
 import httpx
 import pytest
 
 from tests.server_helpers import ServerProcess, migrate
-from tests.services import postgres_database, require_redis
+from tests.services import scale_out
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.services]
@@ -45,16 +44,9 @@ async def play_to_the_end(tabs: dict[int, LiveClient]) -> int:
 
 
 async def test_chat_play_again_and_play_now_across_two_servers():
-    redis_url = require_redis()
-    with postgres_database() as database_url:
-        env = {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "JASSWEB_CHANNEL_PREFIX": f"social-{uuid.uuid4().hex[:8]}",
-            "JASSWEB_BOT_DELAY_MS": "0",
-            "JASSWEB_PLAY_NOW_WAIT_S": "3",
-            "JASSWEB_CHAT_GUESTS_PHRASES_ONLY": "0",
-        }
+    with scale_out(
+        "social", JASSWEB_BOT_DELAY_MS="0", JASSWEB_PLAY_NOW_WAIT_S="3", JASSWEB_CHAT_GUESTS_PHRASES_ONLY="0"
+    ) as (env, _database_url):
         migrate(env)
         first, second = ServerProcess(env), ServerProcess(env)
         try:
