@@ -243,14 +243,18 @@ class FrameConsumer(NoDatabaseDispatch):
             raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
         if self.probe is not None and not self.probe.done():
             raise ServiceError(ErrorCode.BUSY, gettext("a bot test is still running; wait for its answer"))
-        await self._count_bot_call()
         await _guard(url)
+        await self._count_bot_call()
         self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
 
-    async def _count_bot_call(self) -> None:
-        """A bot test or invitation makes this server call out: limited per person and for the whole server."""
+    async def _count_bot_call(self) -> list[str]:
+        """A bot test or invitation makes this server call out: limited per person, per address and for the
+        whole server. Only a URL the address guard let through is counted (a refused one calls no one), so
+        no one uses up the server's calls with refusals. Returns the counts, for ``limits.give_back``."""
         try:
-            await asyncio.to_thread(limits.hit, "bot_call", person=self.player_id, server="all")
+            return await asyncio.to_thread(
+                limits.hit, "bot_call", person=self.player_id, address=self.address, server="all"
+            )
         except limits.Limited as exc:
             raise ServiceError(exc.code, exc.message) from None
 
@@ -358,11 +362,15 @@ class TableConsumer(FrameConsumer):
         if not isinstance(name, str) or not isinstance(dialect, str):
             raise ServiceError(ErrorCode.BAD_MESSAGE, "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
-        await self._count_bot_call()
         await _guard(url)
-        await database_sync_to_async(service.set_remote_bot)(
-            self.table_id, _int_field(content, "seat"), url, name, dialect, actor
-        )
+        counted = await self._count_bot_call()
+        try:
+            await database_sync_to_async(service.set_remote_bot)(
+                self.table_id, _int_field(content, "seat"), url, name, dialect, actor
+            )
+        except ServiceError:  # not seated (not allowed, the seat taken): this bot is never called
+            await asyncio.to_thread(limits.give_back, counted)
+            raise
 
     async def on_test_bot(self, content: dict[str, Any]) -> None:
         """Send a bot a real trump request and report its answer, dialect and latency (seats nothing).

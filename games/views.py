@@ -172,16 +172,15 @@ def signup(request: HttpRequest) -> HttpResponse:
 class LoginView(auth_views.LoginView):
     """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``).
 
-    Attempts are limited per address and per user name, whether they succeed or not.
+    Attempts are limited (``limits.count_login_attempt``), whether they succeed or not.
     """
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(player=player_for_request(self.request), **kwargs)
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        username = str(request.POST.get("username", "")).strip().lower()[:150]
         try:
-            limits.hit("login", address=limits.request_address(request), account=username or None)
+            limits.count_login_attempt(request)
         except limits.Limited as exc:  # no password is tried: the form is shown again, unchecked
             form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
             return self.render_to_response(self.get_context_data(form=form, limit_error=exc.message), status=429)

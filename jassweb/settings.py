@@ -48,9 +48,16 @@ LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE  # the header switch's choice (se
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 # Behind a reverse proxy that terminates TLS (deploy/nginx/jassweb.conf): trust its X-Forwarded-Proto
 # and X-Forwarded-Host. Only behind such a proxy: a client reaching daphne directly could forge them.
-if _env_flag("JASSWEB_BEHIND_PROXY", False):
+JASSWEB_BEHIND_PROXY = _env_flag("JASSWEB_BEHIND_PROXY", False)
+if JASSWEB_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
+# How many proxies in front append to X-Forwarded-For (games/limits.py reads the visitor's address from the
+# right, that many entries in): 1 behind the recipe's nginx. Whatever a visitor writes into the header stays to
+# the left and is never taken for their address; 0 takes the connection's address (no proxy).
+JASSWEB_PROXY_HOPS = env.int("JASSWEB_PROXY_HOPS", default=1 if JASSWEB_BEHIND_PROXY else 0)
+if JASSWEB_PROXY_HOPS < 0:
+    raise RuntimeError(f"JASSWEB_PROXY_HOPS is a number of proxies, 0 or more, got {JASSWEB_PROXY_HOPS}")
 
 INSTALLED_APPS = [
     "daphne",
@@ -335,8 +342,9 @@ JASSWEB_LIMITS_ON = _env_flag("JASSWEB_LIMITS", True)
 _LIMIT_DEFAULTS = {
     "guest.address": "30/h",  # new guests (nicknames) from one address
     "signup.address": "10/h",  # accounts created from one address
-    "login.address": "30/15m",  # log-in attempts from one address...
-    "login.account": "10/15m",  # ...and for one user name
+    "login.address": "30/15m",  # log-in attempts (here and the admin's) from one address...
+    "login.address_account": "10/15m",  # ...and for one user name from one address (not from all: that
+    # would let anyone lock a known player out)
     "table.person": "20/h",  # tables opened by one person...
     "table.address": "60/h",  # ...and from one address
     "import.person": "30/h",  # records imported by one person...
@@ -344,7 +352,8 @@ _LIMIT_DEFAULTS = {
     "message.person": "100/10s",  # websocket messages of one person, over all their connections
     "message.address": "300/10s",  # ...of visitors without a nickname, by address
     "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
-    "bot_call.server": "600/10m",  # ...and of everyone together
+    "bot_call.address": "60/10m",  # ...from one address (guests cost nothing to make)...
+    "bot_call.server": "600/10m",  # ...and of everyone together; a URL the address guard refuses counts nowhere
     "chat.person": "10/30s",  # chat messages of one person (games/chat.py)
     "analysis.person": "20/h",  # game analyses asked for on the replay page by one person...
     "analysis.address": "40/h",  # ...and from one address (each is minutes of a worker's CPU)
