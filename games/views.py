@@ -311,11 +311,32 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     return response
 
 
-def invitation(request: HttpRequest, table_id: int, token: str) -> HttpResponse:
-    """A private table's invitation link: the session may enter the table from now on (else a 404)."""
+def invitation(request: HttpRequest, table_id: int, token: str = "") -> HttpResponse:
+    """A private table's invitation: the session may enter the table from now on (else a 404).
+
+    The link (``access.invite_path``) carries the token in its fragment: its page (a GET, the same for every
+    table, saying nothing of whether the table exists) posts it here from static/js/invitation.js. A link of
+    the older form, the token in the path, is still honoured.
+    """
+    if request.method == "GET" and not token:
+        return render(request, "invitation.html", {"table_id": table_id})
+    if request.method == "POST":
+        token = request.POST.get("token", "")
     table = get_object_or_404(Table, pk=table_id, imported=False)
     if not access.accept_invitation(request.session, table, token):
         raise Http404("no such table")
+    return redirect("table", table_id=table.pk)
+
+
+@require_POST
+def renew_invitation(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The creator of a private table replaces its invitation link: the old one leads nowhere from now on."""
+    player = player_for_request(request)
+    table = _enterable_table(request, table_id, player)
+    if not table.private or player is None or table.created_by_id != player.pk:
+        raise Http404("no such table")
+    access.renew_invitation(table)
+    messages.success(request, gettext("A new invitation link: the old one no longer opens this table."))
     return redirect("table", table_id=table.pk)
 
 

@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "jassweb.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
+    # Content-Security-Policy: this site's own scripts, styles and sockets only; a nonce for the import map.
+    "jassweb.csp.ContentSecurityPolicyMiddleware",
     # Pages and JSON compressed (static files never reach it: WhiteNoise answers them above); why this is
     # safe from BREACH: jassweb/compression.py.
     "jassweb.compression.PageGZipMiddleware",
@@ -362,6 +364,11 @@ JASSWEB_LIMITS = {
     name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)
     for name, default in _LIMIT_DEFAULTS.items()
 }
+
+# Open websockets (tables, lobby, tournaments) one person, or one address, may hold on one server process;
+# past it a new socket is closed with 4429. An address is a household, a school or a café: a room's worth.
+JASSWEB_SOCKETS_PER_PERSON = int(os.environ.get("JASSWEB_SOCKETS_PER_PERSON", "30"))
+JASSWEB_SOCKETS_PER_ADDRESS = int(os.environ.get("JASSWEB_SOCKETS_PER_ADDRESS", "300"))
 
 # Seconds an offer to play again (the same four seats) waits for every person seated to accept.
 JASSWEB_REMATCH_SECONDS = int(os.environ.get("JASSWEB_REMATCH_SECONDS", "60"))
