@@ -70,6 +70,7 @@ class Answering(FrameConsumer):
     HANDLERS = {"ping": FrameConsumer.on_ping}
 
 
+@pytest.mark.django_db  # the message budget's shared count lives in the cache, the database's in tests
 def test_replies_to_a_socket_in_its_closing_handshake_are_dropped_without_an_error(caplog):
     # What daphne does with a send while the socket's closing handshake runs: it raises.
     sent: list[dict] = []
