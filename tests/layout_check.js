@@ -15,9 +15,10 @@
 (options) => {
   const root = document.querySelector(options.root || "main");
   if (!root) return [`no ${options.root} on the page`];
-  const force = document.createElement("style");
-  force.textContent = "*, *::before, *::after { pointer-events: auto !important; }";
-  document.head.append(force);
+  // A constructed sheet, not a <style> element: the page's Content-Security-Policy refuses inline styles.
+  const force = new CSSStyleSheet();
+  force.replaceSync("*, *::before, *::after { pointer-events: auto !important; }");
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, force];
   const problems = [];
   const vw = document.documentElement.clientWidth;
   const vh = window.innerHeight;
@@ -199,6 +200,6 @@
       if (ratio < needed - 0.05) problems.push(`contrast ${ratio.toFixed(2)} < ${needed}: ${words(text)} (${short(el)})`);
     }
   }
-  force.remove();
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((sheet) => sheet !== force);
   return problems;
 }

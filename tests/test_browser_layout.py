@@ -27,7 +27,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from games.engine import FAIR, SOUTH, WEST, GameConfig, GamePlan, codes_of, hand_weis, stoeck_cards
 from games.engine.weis import scoring_team
-from tests.browser_helpers import HAND_CARDS, LEGAL_CARDS, TRUMP_CHOOSER, shown_seq, wait_for_seq_after
+from tests.browser_helpers import HAND_CARDS, LEGAL_CARDS, TRUMP_CHOOSER, refused, shown_seq, wait_for_seq_after
 from tests.layout_helpers import MY_NAME, SIZES, check
 from tests.server_helpers import ROOT, _server_env
 from tests.test_browser_weis import in_server, served  # noqa: F401 - its server (a fixture)
@@ -103,6 +103,7 @@ class Walk:
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+        page.on("console", lambda message: refused(page, message.text, self.errors))
         return page
 
     def look(self, state: str, ready: Callable[[Page], Locator], important: list[str]) -> None:
