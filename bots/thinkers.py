@@ -13,7 +13,9 @@ serve that channel::
 A request carries only the deciding seat's observation (never another hand),
 the seed and the deadline. An answer that does not come within the deadline
 (or a few seconds, for bots without one) is replaced by the rule bot's move,
-decided here at once, so no table waits for a missing worker.
+decided here at once, so no table waits for a missing worker. A Redis restart
+stops nobody: the workers wait for it to come back (``jassweb.layers``), and a
+request that cannot be sent meanwhile is sent again until its deadline.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from bots import think
 from games import metrics
 from games.engine import Action
+from jassweb.layers import REDIS_DOWN, RETRY_FIRST_S, RETRY_MAX_S
 
 log = logging.getLogger(__name__)
 
@@ -93,27 +96,40 @@ class RemoteThinkers:
         number = next(self._numbers)
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending[number] = future
-        await layer.send(
-            CHANNEL,
-            {
-                "type": "bot.think",
-                "request": number,
-                "reply": self.reply_channel,
-                "bot": turn.bot,
-                "observation": think.observation_to_data(turn.observation),
-                "seed": [turn.seed, turn.seq, turn.seat],
-                "deadline": deadline,
-            },
-        )
+        request = {
+            "type": "bot.think",
+            "request": number,
+            "reply": self.reply_channel,
+            "bot": turn.bot,
+            "observation": think.observation_to_data(turn.observation),
+            "seed": [turn.seed, turn.seq, turn.seat],
+            "deadline": deadline,
+        }
         wait = (deadline - time.time() + GRACE_SECONDS) if deadline else NO_DEADLINE_SECONDS
+        ends = time.monotonic() + max(0.1, wait)
         try:
-            return await asyncio.wait_for(future, max(0.1, wait))
+            await _send_until(layer, CHANNEL, request, ends)
+            return await asyncio.wait_for(future, max(0.0, ends - time.monotonic()))
         except TimeoutError:
             self._pending.pop(number, None)
             self.fallbacks += 1
             metrics.THINKER_FALLBACKS.labels(turn.bot).inc()
             log.warning("no thinker answered for game %s move %s in time; the rule bot moves", turn.game_id, turn.seq)
             return think.think(FALLBACK_BOT, turn.observation, (turn.seed, turn.seq, turn.seat))
+
+
+async def _send_until(layer: BaseChannelLayer, channel: str, message: dict[str, Any], ends: float) -> None:
+    """Send ``message``; while Redis is out of reach, try again until ``ends`` (monotonic), then ``TimeoutError``."""
+    delay = RETRY_FIRST_S
+    while True:
+        try:
+            await layer.send(channel, message)
+            return
+        except REDIS_DOWN:
+            if time.monotonic() + delay >= ends:
+                raise TimeoutError from None
+            await asyncio.sleep(delay)
+            delay = min(RETRY_MAX_S, delay * 2)
 
 
 class ThinkConsumer(SyncConsumer):
@@ -128,9 +144,12 @@ class ThinkConsumer(SyncConsumer):
         started = time.perf_counter()
         action = think.think(message["bot"], obs, tuple(message["seed"]), message.get("deadline"))
         metrics.THOUGHT.labels(message["bot"]).observe(time.perf_counter() - started)
-        async_to_sync(self.channel_layer.send)(
-            message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
-        )
+        try:
+            async_to_sync(self.channel_layer.send)(
+                message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
+            )
+        except REDIS_DOWN as exc:  # the server plays the rule bot's move at its deadline; this worker goes on
+            log.warning("could not answer request %s: Redis is out of reach (%s)", message["request"], exc)
 
     def bot_ping(self, message: dict[str, Any]) -> None:
         """A server's health check (``/healthz``): answer it, queued behind the decisions before it."""
