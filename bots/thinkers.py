@@ -45,6 +45,7 @@ FALLBACK_BOT = "rules"
 # prefix from one Redis list, one reader at a time: every reply channel of a process (the thinkers', the
 # health check's) must share it, or one reader waits forever behind the other.
 REPLY_PREFIX = "bot-replies."
+ANSWER_S = 2.0  # how long a worker tries to send an answer while Redis is out of reach
 
 
 class RemoteThinkers:
@@ -138,21 +139,22 @@ class ThinkConsumer(SyncConsumer):
     channel_layer_alias = LAYER
 
     def bot_think(self, message: dict[str, Any]) -> None:
-        from asgiref.sync import async_to_sync
-
         obs = think.observation_from_data(message["observation"])
         started = time.perf_counter()
         action = think.think(message["bot"], obs, tuple(message["seed"]), message.get("deadline"))
         metrics.THOUGHT.labels(message["bot"]).observe(time.perf_counter() - started)
+        self._answer(message, {"type": "bot.thought", "request": message["request"], "code": action.code})
+
+    def _answer(self, message: dict[str, Any], answer: dict[str, Any]) -> None:
+        """Send ``answer`` to the server that asked: after a Redis restart each pooled connection fails once,
+        so it is sent again for a moment; then the server plays the rule bot's move, and this worker goes on."""
+        from asgiref.sync import async_to_sync
+
         try:
-            async_to_sync(self.channel_layer.send)(
-                message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
-            )
-        except REDIS_DOWN as exc:  # the server plays the rule bot's move at its deadline; this worker goes on
-            log.warning("could not answer request %s: Redis is out of reach (%s)", message["request"], exc)
+            async_to_sync(_send_until)(self.channel_layer, message["reply"], answer, time.monotonic() + ANSWER_S)
+        except TimeoutError:
+            log.warning("could not answer %s %s: Redis is out of reach", message["type"], message.get("request"))
 
     def bot_ping(self, message: dict[str, Any]) -> None:
         """A server's health check (``/healthz``): answer it, queued behind the decisions before it."""
-        from asgiref.sync import async_to_sync
-
-        async_to_sync(self.channel_layer.send)(message["reply"], {"type": "bot.pong", "nonce": message.get("nonce")})
+        self._answer(message, {"type": "bot.pong", "nonce": message.get("nonce")})
