@@ -29,7 +29,7 @@ from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.utils import timezone
 
-from games import service
+from games import metrics, service
 from jassweb.layers import REDIS_DOWN
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,16 @@ PROBE_EVERY_S = 0.5  # under the pub/sub layer's second between reconnects: no r
 PROBE_TIMEOUT_S = 2.0  # a probe not back by then: the layer was lost (a busy loop may take a while)
 RETRY_FIRST_S = 0.1  # while the layer is out of reach, probes go out this often, doubling up to
 RETRY_MAX_S = 0.5
+
+
+class _OutageNoise(logging.Filter):
+    """Drops channels-redis's traceback a second while Redis is out of reach: the watch says it once, and its end."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], REDIS_DOWN))
+
+
+_quiet = _OutageNoise()
 
 
 class LayerWatch:
@@ -59,6 +69,7 @@ class LayerWatch:
         if layer is None or isinstance(layer, InMemoryChannelLayer):
             return
         self._arrived = asyncio.Event()
+        logging.getLogger("channels_redis.pubsub").addFilter(_quiet)  # once: a filter is added once
         self._task = loop.create_task(self._run(layer), name="layer-watch")
 
     async def stop(self) -> None:
@@ -145,6 +156,7 @@ class LayerWatch:
                     await asyncio.wait_for(self._arrived.wait(), delay)
                 back = [n for n in sent if n <= self._heard]
             if back:
+                metrics.LAYER_OUTAGES.inc()
                 log.warning(
                     "the channel layer is back after %.1f s", time.monotonic() - down, extra={"event": "layer_back"}
                 )
@@ -161,6 +173,7 @@ class LayerWatch:
         except Exception:  # the database is out of reach too: the pages' pings still find what they missed
             log.exception("could not publish the tables changed while the channel layer was out of reach")
             return
+        metrics.TABLES_REDELIVERED.inc(published)
         log.warning(
             "published %s tables again that changed while the channel layer was out of reach",
             published,
