@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import logging
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
@@ -38,6 +38,9 @@ PROBE_EVERY_S = 0.5  # under the pub/sub layer's second between reconnects: no r
 PROBE_TIMEOUT_S = 2.0  # a probe not back by then: the layer was lost (a busy loop may take a while)
 RETRY_FIRST_S = 0.1  # while the layer is out of reach, probes go out this often, doubling up to
 RETRY_MAX_S = 0.5
+# Changes are timed by the clocks of the processes that made them, maybe on other machines: the outage's
+# window is widened by this much on each side (a table published once more does no harm; one missed would).
+CLOCK_SKEW = timedelta(seconds=2)
 
 
 class _OutageNoise(logging.Filter):
@@ -165,6 +168,7 @@ class LayerWatch:
 
     async def _recover(self, since: datetime, until: datetime) -> None:
         """Publish again every table changed while this process was out of reach of the layer."""
+        since, until = since - CLOCK_SKEW, until + CLOCK_SKEW
         try:
             tables = await database_sync_to_async(service.tables_changed_between)(since, until)
             published = 0
