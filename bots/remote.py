@@ -29,6 +29,7 @@ import random
 import socket
 import ssl
 import time
+import zlib
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -63,6 +64,29 @@ PATHS = {
 }
 MAX_REPLY_BYTES = 64 * 1024
 MAX_REDIRECTS = 3
+# zlib's wbits for each content encoding a bot may answer in (the Accept-Encoding the client sends)
+_ENCODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def _decoded(body: bytes, encoding: str) -> bytes:
+    """The reply's body as the bot meant it: undone from gzip or deflate as its Content-Encoding declares.
+
+    At most ``MAX_REPLY_BYTES`` are ever unpacked, whatever the packed size (no zip bomb fills memory).
+    """
+    for name in reversed([e.strip().lower() for e in encoding.split(",") if e.strip() not in ("", "identity")]):
+        if name not in _ENCODINGS:
+            raise ExchangeError(FaultKind.NOT_JSON, f"the reply is in an encoding we did not ask for: {name!r:.30}")
+        unpacker = zlib.decompressobj(_ENCODINGS[name] if name != "deflate" or body[:1] == b"\x78" else -zlib.MAX_WBITS)
+        try:
+            unpacked = unpacker.decompress(body, MAX_REPLY_BYTES + 1)
+        except zlib.error as exc:
+            raise ExchangeError(FaultKind.NOT_JSON, f"the reply's {name} encoding is broken: {exc}"[:200]) from None
+        if len(unpacked) > MAX_REPLY_BYTES or unpacker.unconsumed_tail:
+            raise ExchangeError(FaultKind.TOO_LARGE, f"the reply is larger than {MAX_REPLY_BYTES // 1024} KiB unpacked")
+        body = unpacked
+    return body
+
+
 USER_AGENT = "Jassweb/1.0 (HSLU Jass interface)"
 
 
@@ -244,6 +268,7 @@ async def _post_once(client: httpx.AsyncClient, url: str, payload: bytes, timeou
     headers = {
         "Content-Type": "application/json",
         "Accept": "application/json",
+        "Accept-Encoding": "gzip, deflate",  # what _decoded reads (and nothing else: br, zstd)
         "Host": parts.netloc.rsplit("@", 1)[-1],
         "User-Agent": USER_AGENT,
     }
@@ -263,7 +288,8 @@ async def _post_once(client: httpx.AsyncClient, url: str, payload: bytes, timeou
             body.extend(chunk)
             if len(body) > MAX_REPLY_BYTES:
                 raise ExchangeError(FaultKind.TOO_LARGE, f"the reply is larger than {MAX_REPLY_BYTES // 1024} KiB")
-        return _Response(response.status_code, bytes(body), response.headers.get("location"))
+        decoded = _decoded(bytes(body), response.headers.get("content-encoding", ""))
+        return _Response(response.status_code, decoded, response.headers.get("location"))
     except httpx.TransportError as exc:
         raise ExchangeError(FaultKind.CONNECTION, f"the reply broke off: {type(exc).__name__}") from None
     finally:

@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from games.models import Game, GameSeat, Player, Seat, Table
+from games.models import Game, GameSeat, Player, Seat, Table, new_invite_token
 
 INVITED_SESSION_KEY = "jassweb_invited_tables"
 MAX_REMEMBERED_INVITATIONS = 100  # per session: the most recent ones
@@ -121,5 +121,13 @@ def enterable_table(table_id: int, player: Player | None, session: Any) -> Table
 
 
 def invite_path(table: Table) -> str:
-    """The path of a private table's invitation link."""
-    return f"/tables/{table.pk}/invite/{table.invite_token}/"
+    """The path of a private table's invitation link: the token in the fragment, which a browser never sends
+    (no server's or proxy's access log, no Referer holds it); the landing page posts it (``views.invitation``)."""
+    return f"/tables/{table.pk}/invite/#{table.invite_token}"
+
+
+def renew_invitation(table: Table) -> str:
+    """Give ``table`` a new invitation token (the old link stops working; who entered stays in); the new one."""
+    table.invite_token = new_invite_token()
+    table.save(update_fields=["invite_token"])
+    return table.invite_token

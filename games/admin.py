@@ -11,16 +11,18 @@ A running game's seed and deals stay out of the admin: they are its hands.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from games import chat, service, workers
+from games import chat, limits, service, workers
 from games.engine import SEAT_NAMES
 from games.models import (
     ChatMessage,
@@ -37,6 +39,32 @@ from games.models import (
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
+
+
+class LimitedAdminAuthenticationForm(AdminAuthenticationForm):
+    """The admin's log-in form, within the site's limits on log-in attempts: past one, no password is tried."""
+
+    limited = False
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            limits.count_login_attempt(self.request)
+        except limits.Limited as exc:
+            self.limited = True
+            raise ValidationError(exc.message, code="rate_limited") from None
+        return super().clean()
+
+
+admin.site.login_form = LimitedAdminAuthenticationForm
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's log-in page (``admin.site.login``), answering 429 to an attempt past a limit."""
+    response = admin.site.login(request)
+    form = (getattr(response, "context_data", None) or {}).get("form")
+    if getattr(form, "limited", False):
+        response.status_code = 429
+    return response
 
 
 class GameTotal(TypedDict):

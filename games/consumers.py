@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict
 from types import SimpleNamespace
@@ -23,6 +24,7 @@ from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
@@ -41,6 +43,7 @@ MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuse
 # protocol's own 1012 (service restart) is refused by daphne's websocket library, which lets a server send
 # only 1000 and 3000-4999.
 SERVICE_RESTART = 4012
+TOO_MANY_SOCKETS = 4429  # the person or address holds JASSWEB_SOCKETS_PER_* open sockets already
 MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
@@ -135,10 +138,70 @@ class NoDatabaseDispatch(AsyncJsonWebsocketConsumer):
             raise ValueError(f"no handler for message type {message['type']}")
         await handler(message)
 
-    async def send(self, *args: Any, **kwargs: Any) -> None:
-        """Send a frame; a socket that closed meanwhile gets nothing (its disconnect is handled next)."""
-        with contextlib.suppress(Disconnected):
-            await super().send(*args, **kwargs)
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Serve one connection; whatever is sent to it once it is closing is dropped, not raised.
+
+        A client may go away while its replies are on their way (a phone that loses its network,
+        a tab closed mid-game, or on purpose, many times over): daphne refuses a send to a socket
+        in its closing handshake with ``Disconnected``. Every way out (``send``, ``send_json``,
+        ``close``, a bot test's late answer) goes through the ``send`` given here, so it is
+        caught once, here; the disconnect itself is handled next, as always.
+        """
+
+        async def send_unless_gone(message: Any) -> None:
+            with contextlib.suppress(Disconnected):
+                await send(message)
+
+        try:
+            await super().__call__(scope, receive, send_unless_gone)
+        except asyncio.CancelledError:
+            # Daphne gives up on a consumer still busy 10 s after its socket closed (a backlog of frames it
+            # was answering): its disconnect never ran, and the socket would stay counted, watched and online.
+            if not self.disconnected:
+                self.disconnected = True
+                try:
+                    await self.disconnect(1006)
+                except Exception:
+                    log.warning("%s: cleaning up a socket daphne gave up on failed", scope.get("path"), exc_info=True)
+            raise
+        finally:
+            self.release_socket()
+
+    disconnected = False
+    _counted: tuple[tuple[str, object], ...] = ()
+
+    async def websocket_disconnect(self, message: Any) -> None:
+        self.disconnected = True
+        await super().websocket_disconnect(message)
+
+    async def admit_socket(self, player_id: int | None, address: str) -> bool:
+        """Count this socket against its person's and address's caps (``JASSWEB_SOCKETS_PER_*``, per process);
+        over a cap it is closed with ``TOO_MANY_SOCKETS`` and False is returned."""
+        counted = (("address", address),) + ((("person", player_id),) if player_id is not None else ())
+        caps = {"person": settings.JASSWEB_SOCKETS_PER_PERSON, "address": settings.JASSWEB_SOCKETS_PER_ADDRESS}
+        if any(caps[kind] and _open_by[(kind, who)] >= caps[kind] for kind, who in counted):
+            log.info("%s: refused, over the open sockets of one %s", scope_path(self.scope), counted[-1][0])
+            metrics.limit_refused("sockets", counted[-1][0])
+            await self.close(code=TOO_MANY_SOCKETS)
+            return False
+        for key in counted:
+            _open_by[key] += 1
+        self._counted = counted
+        return True
+
+    def release_socket(self) -> None:
+        for key in self._counted:
+            _open_by[key] -= 1
+            if _open_by[key] <= 0:
+                del _open_by[key]
+        self._counted = ()
+
+
+_open_by: Counter[tuple[str, object]] = Counter()  # this process's open sockets by ("person", id), ("address", a)
+
+
+def scope_path(scope: Mapping[str, Any]) -> str:
+    return str(scope.get("path", "a socket"))
 
 
 class FrameConsumer(NoDatabaseDispatch):
@@ -243,14 +306,18 @@ class FrameConsumer(NoDatabaseDispatch):
             raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
         if self.probe is not None and not self.probe.done():
             raise ServiceError(ErrorCode.BUSY, gettext("a bot test is still running; wait for its answer"))
-        await self._count_bot_call()
         await _guard(url)
+        await self._count_bot_call()
         self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
 
-    async def _count_bot_call(self) -> None:
-        """A bot test or invitation makes this server call out: limited per person and for the whole server."""
+    async def _count_bot_call(self) -> list[str]:
+        """A bot test or invitation makes this server call out: limited per person, per address and for the
+        whole server. Only a URL the address guard let through is counted (a refused one calls no one), so
+        no one uses up the server's calls with refusals. Returns the counts, for ``limits.give_back``."""
         try:
-            await asyncio.to_thread(limits.hit, "bot_call", person=self.player_id, server="all")
+            return await asyncio.to_thread(
+                limits.hit, "bot_call", person=self.player_id, address=self.address, server="all"
+            )
         except limits.Limited as exc:
             raise ServiceError(exc.code, exc.message) from None
 
@@ -300,6 +367,9 @@ class TableConsumer(FrameConsumer):
         self.player_id = self.player.pk if self.player else None
         self.player_name = self.player.name if self.player else None
         self.noted = self.player is not None
+        if not await self.admit_socket(self.player_id, self.address):
+            await self.disconnect(TOO_MANY_SOCKETS)  # unsubscribed, and no longer noted as online
+            return
         _live.add(self)
         metrics.socket_opened("table")
         bothooks.driver().ensure_started()
@@ -358,11 +428,15 @@ class TableConsumer(FrameConsumer):
         if not isinstance(name, str) or not isinstance(dialect, str):
             raise ServiceError(ErrorCode.BAD_MESSAGE, "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
-        await self._count_bot_call()
         await _guard(url)
-        await database_sync_to_async(service.set_remote_bot)(
-            self.table_id, _int_field(content, "seat"), url, name, dialect, actor
-        )
+        counted = await self._count_bot_call()
+        try:
+            await database_sync_to_async(service.set_remote_bot)(
+                self.table_id, _int_field(content, "seat"), url, name, dialect, actor
+            )
+        except ServiceError:  # not seated (not allowed, the seat taken): this bot is never called
+            await asyncio.to_thread(limits.give_back, counted)
+            raise
 
     async def on_test_bot(self, content: dict[str, Any]) -> None:
         """Send a bot a real trump request and report its answer, dialect and latency (seats nothing).
@@ -673,6 +747,8 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
             return
         self.player: Player | None = await database_sync_to_async(player_for_scope)(self.scope)
         self.address = limits.scope_address(self.scope)
+        if not await self.admit_socket(self.player.pk if self.player else None, self.address):
+            return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         _lobby_watchers.add(self)

@@ -229,8 +229,8 @@ def card_html(code: str, deck: Deck, extra_class: str = "") -> SafeString:
     if rank in deck.pip_ranks:
         pips = format_html_join(
             "",
-            '<span class="{}" style="left:{}%;top:{}%">{}</span>',
-            (("pip pip-flip" if deck.flip_pips and y > 55 else "pip", x, y, mark) for x, y in PIPS[rank]),
+            '<span class="{}" data-x="{}" data-y="{}">{}</span>',  # placed by static/css (no inline style: CSP)
+            (("pip pip-flip" if deck.flip_pips and y > 55 else "pip", f"{x:g}", f"{y:g}", mark) for x, y in PIPS[rank]),
         )
         face = format_html('<span class="card-face card-pips" aria-hidden="true">{}</span>', pips)
     elif deck.is_swiss:

@@ -10,19 +10,21 @@ changes nothing and says what the limit is and when to try again.
 Who is counted: a person by their player id (``person``), a visitor by their
 address (``address``: an IPv6 address counts by its /64 network, which one
 household gets as a whole), or everyone at once (``server``). Behind a reverse
-proxy, daphne must be started with ``--proxy-headers`` so that the address is
-the visitor's, not the proxy's.
+proxy the address is the one the proxy saw: ``X-Forwarded-For`` read from the
+right, ``JASSWEB_PROXY_HOPS`` entries in (what a visitor writes into the header
+themselves stays to the left of what the proxies add, and is never taken).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import ipaddress
 import logging
 import math
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +69,7 @@ WHAT = {
 PER = {
     "person": gettext_lazy("per person"),
     "address": gettext_lazy("from one address"),
-    "account": gettext_lazy("for one account"),
+    "address_account": gettext_lazy("for one account from one address"),
     "server": gettext_lazy("on this server"),
 }
 
@@ -138,13 +140,14 @@ def address_key(address: str | None) -> str:
     return str(ip)
 
 
-def hit(name: str, **who: Any) -> None:
+def hit(name: str, **who: Any) -> list[str]:
     """Count one attempt at ``name`` for each given scope (``person=12, address="1.2.3.4", server="all"``).
 
     Raises ``Limited`` when a count goes past its limit. The refused attempt still
     counts for the scope that refused it (a flood stays refused until its window
     ends), not for the others (a person over their own limit does not use up their
-    address's); the caller then changes nothing.
+    address's); the caller then changes nothing. Returns the counts it added to,
+    for ``give_back`` when the attempt came to nothing after all.
     """
     now = time.time()
     counted: list[str] = []
@@ -170,6 +173,14 @@ def hit(name: str, **who: Any) -> None:
                     cache.decr(earlier)
             raise Limited(name, scope, rate, max(1, math.ceil((window + 1) * rate.seconds - now)))
         counted.append(key)
+    return counted
+
+
+def give_back(counted: Iterable[str]) -> None:
+    """Uncount an attempt ``hit`` let through that then did nothing (a refused bot invitation calls out to no one)."""
+    for key in counted:
+        with contextlib.suppress(ValueError):  # its window ended meanwhile: nothing to give back
+            cache.decr(key)
 
 
 @dataclass
@@ -246,12 +257,50 @@ class HotBudget:
             spent.known = max(spent.known, total)
 
 
+def visitor_address(peer: str | None, forwarded_for: Iterable[str]) -> str | None:
+    """The visitor's address: ``peer`` (the connection's), or the one the outermost trusted proxy saw.
+
+    Each of the ``JASSWEB_PROXY_HOPS`` proxies in front appends the address it was
+    connected from to ``X-Forwarded-For`` (nginx's ``$proxy_add_x_forwarded_for``; the
+    recipe's nginx replaces the header with ``$remote_addr``, which is the same with one
+    proxy), so the visitor's is that many entries from the right; anything further left
+    was written by the visitor and proves nothing. ``peer`` is not used behind a proxy:
+    daphne's ``--proxy-headers`` puts the header's *first* entry there.
+    """
+    hops = settings.JASSWEB_PROXY_HOPS
+    if hops <= 0:
+        return peer
+    entries = [entry.strip() for header in forwarded_for for entry in header.split(",") if entry.strip()]
+    if not entries:  # not through the proxy (a health check on the machine itself)
+        return peer
+    # Fewer entries than hops: the request passed fewer proxies; the first one's entry is still its own.
+    return entries[-min(hops, len(entries))]
+
+
 def request_address(request: Any) -> str:
     """The limits' key for an HTTP request's address."""
-    return address_key(request.META.get("REMOTE_ADDR"))
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")  # several headers arrive joined with ","
+    return address_key(visitor_address(request.META.get("REMOTE_ADDR"), [forwarded] if forwarded else []))
 
 
 def scope_address(scope: Mapping[str, Any]) -> str:
     """The limits' key for a websocket's address."""
     client = scope.get("client") or (None, None)
-    return address_key(client[0])
+    forwarded = [
+        value.decode("latin-1") for name, value in scope.get("headers") or () if name.lower() == b"x-forwarded-for"
+    ]
+    return address_key(visitor_address(client[0], forwarded))
+
+
+def count_login_attempt(request: Any) -> None:
+    """Count a log-in attempt (the site's or the admin's) per address, and per user name from that address.
+
+    Raises ``Limited`` past a limit; the caller then tries no password. A name is
+    counted per address, not from all of them: someone hammering a player's name
+    from their own address locks only themselves out, and the player still logs in.
+    """
+    address = request_address(request)
+    username = str(request.POST.get("username", "")).strip().lower()[:150]
+    # The name is whatever was posted: hashed, it makes a tidy key.
+    named = f"{address}:{hashlib.sha256(username.encode('utf-8', 'replace')).hexdigest()[:24]}" if username else None
+    hit("login", address=address, address_account=named)

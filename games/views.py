@@ -172,16 +172,15 @@ def signup(request: HttpRequest) -> HttpResponse:
 class LoginView(auth_views.LoginView):
     """Log in; a guest's games, seats and imported records move to the account (``identity.claim_guest``).
 
-    Attempts are limited per address and per user name, whether they succeed or not.
+    Attempts are limited (``limits.count_login_attempt``), whether they succeed or not.
     """
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(player=player_for_request(self.request), **kwargs)
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        username = str(request.POST.get("username", "")).strip().lower()[:150]
         try:
-            limits.hit("login", address=limits.request_address(request), account=username or None)
+            limits.count_login_attempt(request)
         except limits.Limited as exc:  # no password is tried: the form is shown again, unchecked
             form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
             return self.render_to_response(self.get_context_data(form=form, limit_error=exc.message), status=429)
@@ -312,11 +311,32 @@ def table(request: HttpRequest, table_id: int) -> HttpResponse:
     return response
 
 
-def invitation(request: HttpRequest, table_id: int, token: str) -> HttpResponse:
-    """A private table's invitation link: the session may enter the table from now on (else a 404)."""
+def invitation(request: HttpRequest, table_id: int, token: str = "") -> HttpResponse:
+    """A private table's invitation: the session may enter the table from now on (else a 404).
+
+    The link (``access.invite_path``) carries the token in its fragment: its page (a GET, the same for every
+    table, saying nothing of whether the table exists) posts it here from static/js/invitation.js. A link of
+    the older form, the token in the path, is still honoured.
+    """
+    if request.method == "GET" and not token:
+        return render(request, "invitation.html", {"table_id": table_id})
+    if request.method == "POST":
+        token = request.POST.get("token", "")
     table = get_object_or_404(Table, pk=table_id, imported=False)
     if not access.accept_invitation(request.session, table, token):
         raise Http404("no such table")
+    return redirect("table", table_id=table.pk)
+
+
+@require_POST
+def renew_invitation(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The creator of a private table replaces its invitation link: the old one leads nowhere from now on."""
+    player = player_for_request(request)
+    table = _enterable_table(request, table_id, player)
+    if not table.private or player is None or table.created_by_id != player.pk:
+        raise Http404("no such table")
+    access.renew_invitation(table)
+    messages.success(request, gettext("A new invitation link: the old one no longer opens this table."))
     return redirect("table", table_id=table.pk)
 
 

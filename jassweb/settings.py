@@ -48,9 +48,16 @@ LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE  # the header switch's choice (se
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 # Behind a reverse proxy that terminates TLS (deploy/nginx/jassweb.conf): trust its X-Forwarded-Proto
 # and X-Forwarded-Host. Only behind such a proxy: a client reaching daphne directly could forge them.
-if _env_flag("JASSWEB_BEHIND_PROXY", False):
+JASSWEB_BEHIND_PROXY = _env_flag("JASSWEB_BEHIND_PROXY", False)
+if JASSWEB_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
+# How many proxies in front append to X-Forwarded-For (games/limits.py reads the visitor's address from the
+# right, that many entries in): 1 behind the recipe's nginx. Whatever a visitor writes into the header stays to
+# the left and is never taken for their address; 0 takes the connection's address (no proxy).
+JASSWEB_PROXY_HOPS = env.int("JASSWEB_PROXY_HOPS", default=1 if JASSWEB_BEHIND_PROXY else 0)
+if JASSWEB_PROXY_HOPS < 0:
+    raise RuntimeError(f"JASSWEB_PROXY_HOPS is a number of proxies, 0 or more, got {JASSWEB_PROXY_HOPS}")
 
 INSTALLED_APPS = [
     "daphne",
@@ -73,6 +80,8 @@ MIDDLEWARE = [
     "jassweb.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: hashed names, gzip/brotli, long caching
+    # Content-Security-Policy: this site's own scripts, styles and sockets only; a nonce for the import map.
+    "jassweb.csp.ContentSecurityPolicyMiddleware",
     # Pages and JSON compressed (static files never reach it: WhiteNoise answers them above); why this is
     # safe from BREACH: jassweb/compression.py.
     "jassweb.compression.PageGZipMiddleware",
@@ -336,8 +345,9 @@ JASSWEB_LIMITS_ON = _env_flag("JASSWEB_LIMITS", True)
 _LIMIT_DEFAULTS = {
     "guest.address": "30/h",  # new guests (nicknames) from one address
     "signup.address": "10/h",  # accounts created from one address
-    "login.address": "30/15m",  # log-in attempts from one address...
-    "login.account": "10/15m",  # ...and for one user name
+    "login.address": "30/15m",  # log-in attempts (here and the admin's) from one address...
+    "login.address_account": "10/15m",  # ...and for one user name from one address (not from all: that
+    # would let anyone lock a known player out)
     "table.person": "20/h",  # tables opened by one person...
     "table.address": "60/h",  # ...and from one address
     "import.person": "30/h",  # records imported by one person...
@@ -345,7 +355,8 @@ _LIMIT_DEFAULTS = {
     "message.person": "100/10s",  # websocket messages of one person, over all their connections
     "message.address": "300/10s",  # ...of visitors without a nickname, by address
     "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
-    "bot_call.server": "600/10m",  # ...and of everyone together
+    "bot_call.address": "60/10m",  # ...from one address (guests cost nothing to make)...
+    "bot_call.server": "600/10m",  # ...and of everyone together; a URL the address guard refuses counts nowhere
     "chat.person": "10/30s",  # chat messages of one person (games/chat.py)
     "analysis.person": "20/h",  # game analyses asked for on the replay page by one person...
     "analysis.address": "40/h",  # ...and from one address (each is minutes of a worker's CPU)
@@ -354,6 +365,11 @@ JASSWEB_LIMITS = {
     name: os.environ.get("JASSWEB_LIMIT_" + name.replace(".", "_").upper(), default)
     for name, default in _LIMIT_DEFAULTS.items()
 }
+
+# Open websockets (tables, lobby, tournaments) one person, or one address, may hold on one server process;
+# past it a new socket is closed with 4429. An address is a household, a school or a café: a room's worth.
+JASSWEB_SOCKETS_PER_PERSON = int(os.environ.get("JASSWEB_SOCKETS_PER_PERSON", "30"))
+JASSWEB_SOCKETS_PER_ADDRESS = int(os.environ.get("JASSWEB_SOCKETS_PER_ADDRESS", "300"))
 
 # Seconds an offer to play again (the same four seats) waits for every person seated to accept.
 JASSWEB_REMATCH_SECONDS = int(os.environ.get("JASSWEB_REMATCH_SECONDS", "60"))

@@ -65,8 +65,9 @@ class HashedStaticStorage(CompressedManifestStaticFilesStorage):
         return super().url(name, force=True)
 
 
-def importmap() -> SafeString:
-    """A ``<script type="importmap">`` mapping each module's plain URL to its hashed URL (or nothing)."""
+def importmap(nonce: str = "") -> SafeString:
+    """A ``<script type="importmap">`` mapping each module's plain URL to its hashed URL (or nothing); with
+    the request's Content-Security-Policy ``nonce`` (jassweb/csp.py), the one inline script it admits."""
     hashed = getattr(staticfiles_storage, "hashed_files", {})
     imports = {
         settings.STATIC_URL + name: staticfiles_storage.url(name)
@@ -77,4 +78,5 @@ def importmap() -> SafeString:
         return mark_safe("")
     # JSON of our own file names, with "</" escaped so that it cannot close the script element.
     text = json.dumps({"imports": imports}, separators=(",", ":")).replace("</", "<\\/")
-    return mark_safe(f'<script type="importmap">{text}</script>')
+    nonced = f' nonce="{nonce}"' if nonce else ""  # token_urlsafe: letters, digits, - and _ only
+    return mark_safe(f'<script type="importmap"{nonced}>{text}</script>')

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 
+from games import admin as games_admin
 from jassweb import pwa
 from jassweb.jsi18n import javascript_catalog
 
@@ -20,6 +21,8 @@ def favicon(request: HttpRequest) -> HttpResponse:
 # 404.html and 500.html (templates/) are Django's error pages: in the site's look and the visitor's language.
 urlpatterns = [
     path("favicon.ico", favicon),
+    # The admin's log-in, limited like the site's (games/admin.py), before the admin's own.
+    path(f"{settings.JASSWEB_ADMIN_PATH}login/", games_admin.admin_login),
     path(settings.JASSWEB_ADMIN_PATH, admin.site.urls),  # the operator's view (games/admin.py)
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language switch
     path("jsi18n/", javascript_catalog, name="javascript-catalog"),  # static/js/i18n.js reads it

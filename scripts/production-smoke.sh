@@ -10,8 +10,9 @@
 # Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (each person's
 # websocket on another daphne), the record passes `importgame`'s checks, /healthz answers 200 on each
 # server and through nginx, /metrics (with its token, through nginx and on each server) counts every move once
-# over all processes; then the chaos step (issue 28): a second game goes on while Redis restarts and the server
-# that drives it is killed. Everything is stopped and removed again. Exit 0 when all of it held.
+# over all processes, a forged X-Forwarded-For through nginx makes no guest, sign-up or log-in past the limits;
+# then the chaos step (issue 28): a second game goes on while Redis restarts and the server that drives it is
+# killed. Everything is stopped and removed again. Exit 0 when all of it held.
 # Needs nginx and openssl (scripts/test-prerequisites.sh installs them), PostgreSQL and Redis on loopback.
 set -euo pipefail
 
@@ -132,6 +133,8 @@ export JASSWEB_BOT_DELAY_MS=0
 export PROMETHEUS_MULTIPROC_DIR="$WORK/metrics"  # the units' /run/jassweb-metrics
 export JASSWEB_METRICS_TOKEN="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(24))')"
 unset DJANGO_SETTINGS_MODULE
+# Low sign-up and log-in limits (each one hashes a password), so forged_forwarded_for reaches them quickly.
+export JASSWEB_LIMIT_SIGNUP_ADDRESS=3/h JASSWEB_LIMIT_LOGIN_ADDRESS=4/15m
 cd "$ROOT"
 
 "$PY" - "$POSTGRES_DSN" "$DB_NAME" <<'EOF'
@@ -292,6 +295,15 @@ say "playing a Fair game of $ROUNDS rounds: Anna and Beat (websockets through ng
 imported="$("$PY" manage.py importgame "$WORK/record.json" --private --name "Smoke record" 2>&1)" \
   || fail "the game's record does not pass importgame's checks: $imported"
 say "the record passes importgame's checks: $imported"
+
+# -- a forged X-Forwarded-For through nginx: no guest, sign-up or log-in past the limits ---------------
+forged_forwarded_for() {
+  # From 127.0.0.2 (nginx sees that address; the game's 127.0.0.1 keeps its counts), each attempt a new session
+  # with another forged header, up to each limit and past it; 127.0.0.3 still makes a guest.
+  "$PY" scripts/smoke_forged_address.py --base "https://127.0.0.1:$HTTPS" --ca "$WORK/nginx/cert.pem" \
+    --database "${POSTGRES_DSN%/*}/$DB_NAME" --source 127.0.0.2 --other 127.0.0.3 || fail "forged X-Forwarded-For"
+}
+forged_forwarded_for
 
 # -- health, each server directly and through nginx -------------------------------------------------
 for url in "http://127.0.0.1:$WEB1/healthz" "http://127.0.0.1:$WEB2/healthz"; do

@@ -79,12 +79,19 @@ def open_page(browser: Browser, jass_server: str) -> Iterator[Callable[..., Page
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        page.on("console", lambda message: refused(page, message.text, errors))
         return page
 
     yield factory
     for context in contexts:
         context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    assert not errors, f"JavaScript errors or Content-Security-Policy refusals: {errors}"
+
+
+def refused(page: Page, text: str, errors: list[str]) -> None:
+    """Note a resource the page's Content-Security-Policy refused (Chromium reports it on the console)."""
+    if "Content Security Policy" in text:
+        errors.append(f"{page.url}: {text}")
 
 
 # -- people and tables -----------------------------------------------------------------

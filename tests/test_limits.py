@@ -76,6 +76,45 @@ def test_guests_per_address(settings):
     assert not Player.objects.filter(name="Six more").exists()
 
 
+def test_a_forged_forwarded_for_makes_no_extra_guests_behind_the_proxy(settings):
+    """Behind one proxy the address is the header's last entry: what the visitor put before it is ignored."""
+    settings.JASSWEB_PROXY_HOPS = 1
+    limit(settings, "guest.address", "3/h")
+
+    def through_proxy(forged: str, real: str = "198.51.100.7") -> HttpClient:
+        # nginx appending ($proxy_add_x_forwarded_for), and daphne's --proxy-headers taking the first entry.
+        return HttpClient(REMOTE_ADDR=forged, HTTP_X_FORWARDED_FOR=f"{forged}, {real}")
+
+    for n in range(8):
+        visitor = through_proxy(f"10.9.{n}.1")
+        visitor.post("/guest/", {"nickname": f"Forged {n}"})
+    assert Player.objects.filter(name__startswith="Forged").count() == 3
+    assert "Too many new guests: at most 3 an hour from one address." in shown_messages(visitor)
+    # The recipe's nginx replaces the header with the one address it saw: the same visitor.
+    replaced = HttpClient(REMOTE_ADDR="198.51.100.7", HTTP_X_FORWARDED_FOR="198.51.100.7")
+    replaced.post("/guest/", {"nickname": "Forged again"})
+    assert not Player.objects.filter(name="Forged again").exists()
+    through_proxy("198.51.100.7", real="203.0.113.9").post("/guest/", {"nickname": "Elsewhere"})
+    assert Player.objects.filter(name="Elsewhere").exists()  # another visitor, even naming the first one
+
+
+def test_the_visitor_address_is_read_from_the_right(settings):
+    settings.JASSWEB_PROXY_HOPS = 0  # no proxy: the connection's address, whatever the header says
+    assert limits.visitor_address("192.0.2.1", ["10.0.0.1"]) == "192.0.2.1"
+    settings.JASSWEB_PROXY_HOPS = 1
+    assert limits.visitor_address("10.0.0.1", ["10.0.0.1, 192.0.2.1"]) == "192.0.2.1"
+    assert limits.visitor_address("10.0.0.1", ["10.0.0.1", "192.0.2.1"]) == "192.0.2.1"  # two headers
+    assert limits.visitor_address("127.0.0.1", []) == "127.0.0.1"  # not through the proxy
+    settings.JASSWEB_PROXY_HOPS = 2  # a load balancer, then nginx: the address the balancer saw
+    assert limits.visitor_address("10.0.0.1", ["10.0.0.1, 192.0.2.1, 172.16.0.5"]) == "192.0.2.1"
+    assert limits.visitor_address("x", ["192.0.2.1"]) == "192.0.2.1"  # past one proxy only: its entry
+    # Websockets: the same reading of the handshake's headers.
+    scope = {"client": ("10.0.0.1", 5000), "headers": [(b"x-forwarded-for", b"10.0.0.1,2001:db8:1:2::7")]}
+    settings.JASSWEB_PROXY_HOPS = 1
+    assert limits.scope_address(scope) == "2001:db8:1:2::/64"
+    assert limits.scope_address({"client": None, "headers": []}) == "unknown"
+
+
 def test_renaming_a_guest_is_no_new_guest(settings):
     limit(settings, "guest.address", "1/h")
     client, player = guest("Vreni")
@@ -101,18 +140,21 @@ def test_signups_per_address(settings):
     assert not User.objects.filter(username="user9").exists()
 
 
-def test_login_attempts_per_account_and_per_address(settings):
-    limit(settings, "login.account", "3/15m")
+def test_login_attempts_per_name_from_one_address_and_per_address(settings):
+    limit(settings, "login.address_account", "3/15m")
     limit(settings, "login.address", "5/15m")
     User.objects.create_user("vreni", password="the-right-one-42")
     for _ in range(3):
         wrong = from_address("198.51.100.7").post("/accounts/login/", {"username": "vreni", "password": "guess"})
         assert wrong.status_code == 200  # refused as a wrong password
-    client = from_address("203.0.113.9")  # even from elsewhere, and with the right password
-    response = client.post("/accounts/login/", {"username": "Vreni", "password": "the-right-one-42"})
+    hammering = from_address("198.51.100.7")  # past the limit, even the right password is not tried
+    response = hammering.post("/accounts/login/", {"username": "Vreni", "password": "the-right-one-42"})
     assert response.status_code == 429
-    assert "Too many log-in attempts: at most 3 in 15 minutes for one account." in response.content.decode()
-    assert "_auth_user_id" not in client.session
+    assert (
+        "Too many log-in attempts: at most 3 in 15 minutes for one account from one address."
+        in response.content.decode()
+    )
+    assert "_auth_user_id" not in hammering.session
     # One address trying many names.
     User.objects.create_user("emil", password="the-right-one-42")
     for n in range(5):
@@ -121,6 +163,46 @@ def test_login_attempts_per_account_and_per_address(settings):
     response = blocked.post("/accounts/login/", {"username": "emil", "password": "the-right-one-42"})
     assert response.status_code == 429 and "from one address" in response.content.decode()
     assert "_auth_user_id" not in blocked.session
+
+
+def test_a_name_hammered_from_elsewhere_still_logs_in_from_its_own_address(settings):
+    limit(settings, "login.address_account", "3/15m")
+    User.objects.create_user("vreni", password="the-right-one-42")
+    attacker = from_address("198.51.100.66")
+    for _ in range(10):
+        attacker.post("/accounts/login/", {"username": "vreni", "password": "guess"})
+        attacker.post(f"/{settings.JASSWEB_ADMIN_PATH}login/", {"username": "VRENI ", "password": "guess"})
+    assert attacker.post("/accounts/login/", {"username": "vreni", "password": "x"}).status_code == 429
+    victim = from_address("203.0.113.9")
+    response = victim.post("/accounts/login/", {"username": "vreni", "password": "the-right-one-42"})
+    assert response.status_code == 302 and victim.session["_auth_user_id"] == str(User.objects.get().pk)
+    # The victim's household (their IPv6 /64) is theirs too: the attacker's next network is not it.
+    assert (
+        from_address("2001:db8:5:6::1")
+        .post("/accounts/login/", {"username": "vreni", "password": "the-right-one-42"})
+        .status_code
+        == 302
+    )
+
+
+def test_the_admin_login_refuses_past_its_limit(settings):
+    limit(settings, "login.address", "4/15m")
+    User.objects.create_user("chef", password="the-right-one-42", is_staff=True, is_superuser=True)
+    admin_login = f"/{settings.JASSWEB_ADMIN_PATH}login/"
+    guesser = from_address("198.51.100.7")
+    for n in range(3):
+        wrong = guesser.post(admin_login, {"username": "chef", "password": f"guess{n}"})
+        assert wrong.status_code == 200 and "errornote" in wrong.content.decode()
+    # The site's log-in and the admin's count together: no double the guesses by alternating.
+    assert guesser.post("/accounts/login/", {"username": "chef", "password": "guess"}).status_code == 200
+    response = guesser.post(admin_login, {"username": "chef", "password": "the-right-one-42"})
+    assert response.status_code == 429
+    assert "Too many log-in attempts: at most 4 in 15 minutes from one address." in response.content.decode()
+    assert "_auth_user_id" not in guesser.session
+    assert guesser.get(f"/{settings.JASSWEB_ADMIN_PATH}").status_code == 302  # still to the log-in page
+    chef = from_address("203.0.113.9")  # the operator, from their own address
+    response = chef.post(admin_login, {"username": "chef", "password": "the-right-one-42"})
+    assert response.status_code == 302 and chef.get(f"/{settings.JASSWEB_ADMIN_PATH}").status_code == 200
 
 
 def test_tables_per_person_and_per_address(settings):
@@ -230,3 +312,70 @@ def test_rates_read_like_the_settings_say():
         limits.Rate.parse("lots")
     assert limits.address_key("2001:db8::1") == "2001:db8::/64"
     assert limits.address_key("::ffff:198.51.100.7") == "198.51.100.7"
+
+
+async def open_from(table_id: int, player: Player, address: str) -> Client:
+    """A table's socket through the proxy (``JASSWEB_PROXY_HOPS=1``) from ``address``."""
+    from channels.testing import WebsocketCommunicator
+
+    from jassweb.asgi import application
+    from tests.ws_helpers import ORIGIN, session_cookie
+
+    headers = [ORIGIN, await session_cookie(player), (b"x-forwarded-for", address.encode())]
+    communicator = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)
+    connected, code = await communicator.connect(timeout=5)
+    assert connected, f"connection refused ({code})"
+    client = Client(communicator, player.name)
+    assert (await client.receive())["type"] == "state"
+    return client
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("redis_layer")
+async def test_refused_bot_urls_use_up_no_one_elses_bot_calls(settings):
+    """Only calls that leave the server count, and one address gets its share of the server's, no more."""
+    settings.JASSWEB_PROXY_HOPS = 1
+    limit(settings, "bot_call.person", "50/h")
+    limit(settings, "bot_call.address", "2/h")
+    limit(settings, "bot_call.server", "3/h")
+    mallory, mia, emil = await sync_to_async(make_players)(("Mallory", "Mia", "Emil"))
+    mallory_table = await sync_to_async(service.create_table)(mallory, name="Mallory's")
+    emil_table = await sync_to_async(service.create_table)(emil, name="Emil's")
+    mia_table = await sync_to_async(service.create_table)(mia, name="Mia's")
+    try:
+        with FaultyBots() as bots:
+            settings.JASS_ALLOW_PRIVATE_BOT_URLS = False
+            settings.JASS_BOT_URL_ALLOWLIST = [bots.url("ok").split("/")[2]]  # only this bot server
+            mallory_socket = await open_from(mallory_table.pk, mallory, "198.51.100.66")
+            for n in range(20):  # over six times the server's calls, all to a refused address
+                refused = await mallory_socket.error(
+                    {"type": "test_bot", "url": "http://10.0.0.1/bot", "dialect": "spec", "id": n}
+                )
+                assert refused["code"] == "bot_url_refused", refused
+            await mallory_socket.send({"type": "join", "seat": 0})
+            await mallory_socket.state(lambda v: v["you"]["seat"] == 0)
+            for _ in range(4):  # and invitations to a taken seat: no bot is ever called
+                refused = await mallory_socket.error({"type": "add_remote_bot", "seat": 0, "url": bots.url("ok")})
+                assert refused["code"] == "seat_taken", refused
+            assert sum(bots.requests.values()) == 0
+
+            emil_socket = await open_from(emil_table.pk, emil, "203.0.113.9")
+            await emil_socket.send({"type": "add_remote_bot", "seat": 1, "url": bots.url("ok"), "name": "First"})
+            await emil_socket.state(lambda v: v["seats"][1]["kind"] == "remote")  # the server's first call
+
+            # One address's share: Mallory's two real tests, then Mia's from the same address is refused.
+            for n in range(2):
+                await mallory_socket.send({"type": "test_bot", "url": bots.url("ok"), "dialect": "spec", "id": n})
+                assert (await mallory_socket.frame_of("bot_test"))["ok"]
+            mia_socket = await open_from(mia_table.pk, mia, "198.51.100.66")
+            refused = await mia_socket.error({"type": "test_bot", "url": bots.url("ok"), "dialect": "spec"})
+            assert refused["code"] == "rate_limited"
+            assert "Too many bot tests and bot invitations: at most 2 an hour from one address." in refused["message"]
+            # The server's three calls are made: now everyone is refused, and nothing was sent past a limit.
+            asked = sum(bots.requests.values())
+            refused = await emil_socket.error({"type": "test_bot", "url": bots.url("ok"), "dialect": "spec"})
+            assert "at most 3 an hour on this server" in refused["message"]
+            assert sum(bots.requests.values()) == asked
+    finally:
+        await close_all_clients()
+        await runner.stop()

@@ -89,10 +89,10 @@ async def _seated(table: Table, player: Player) -> bool:
 def test_only_the_creator_sees_the_invitation_link_and_it_works_for_a_visitor_without_a_nickname():
     nora_client, nora = guest("Nora")
     table = private_table_of(nora)
-    link = f"http://testserver/tables/{table.pk}/invite/{table.invite_token}/"
+    link = f"http://testserver/tables/{table.pk}/invite/#{table.invite_token}"
     assert link in nora_client.get(f"/tables/{table.pk}/").content.decode()
     visitor = HttpClient()
-    assert visitor.get(link).status_code == 302
+    assert accept(visitor, table.pk, table.invite_token).status_code == 302
     page = visitor.get(f"/tables/{table.pk}/")
     assert page.status_code == 200 and table.invite_token not in page.content.decode()
     assert visitor.post("/guest/", {"nickname": "Emil"}).status_code == 302  # the invitation stays in the session
@@ -166,3 +166,59 @@ def test_a_private_tables_invitation_is_kept_in_the_session_only():
     assert access.may_enter(table, emil, emil_client.session)
     assert not access.may_enter(table, emil, HttpClient().session)  # another device, no link, no seat
     assert Game.objects.count() == 0
+
+
+def accept(client: HttpClient, table_id: int, token: str):
+    """What the invitation page does with a link's code (static/js/invitation.js): show the page, post the code."""
+    landing = client.get(f"/tables/{table_id}/invite/")
+    assert landing.status_code == 200 and 'name="token"' in landing.content.decode()
+    return client.post(f"/tables/{table_id}/invite/", {"token": token})
+
+
+def test_the_invitation_page_is_the_same_for_every_table_and_a_wrong_code_gets_a_404():
+    _nora_client, nora = guest("Nora")
+    table = private_table_of(nora)
+    visitor = HttpClient()
+    pages = [visitor.get(f"/tables/{table_id}/invite/") for table_id in (table.pk, table.pk + 1000)]
+    assert [p.status_code for p in pages] == [200, 200]  # it says nothing of which tables exist
+    assert table.invite_token not in pages[0].content.decode()
+    assert visitor.post(f"/tables/{table.pk}/invite/", {"token": table.invite_token[:-1]}).status_code == 404
+    assert visitor.post(f"/tables/{table.pk}/invite/", {}).status_code == 404
+    assert visitor.post(f"/tables/{table.pk + 1000}/invite/", {"token": table.invite_token}).status_code == 404
+    assert visitor.get(f"/tables/{table.pk}/").status_code == 404
+    assert accept(visitor, table.pk, table.invite_token).status_code == 302
+    assert visitor.get(f"/tables/{table.pk}/").status_code == 200
+
+
+def test_the_creator_renews_the_invitation_and_the_old_link_leads_nowhere():
+    nora_client, nora = guest("Nora")
+    table = private_table_of(nora)
+    old = table.invite_token
+    early, _ = guest("Emil")
+    assert accept(early, table.pk, old).status_code == 302
+
+    # Only the creator may renew: others (even one who entered by the link) get a 404 and change nothing.
+    assert early.post(f"/tables/{table.pk}/invite/renew/").status_code == 404
+    assert HttpClient().post(f"/tables/{table.pk}/invite/renew/").status_code == 404
+    assert nora_client.get(f"/tables/{table.pk}/invite/renew/").status_code == 405
+    table.refresh_from_db()
+    assert table.invite_token == old
+
+    assert nora_client.post(f"/tables/{table.pk}/invite/renew/").status_code == 302
+    table.refresh_from_db()
+    assert table.invite_token != old and len(table.invite_token) >= 22
+    page = nora_client.get(f"/tables/{table.pk}/").content.decode()
+    assert f"/invite/#{table.invite_token}" in page and old not in page
+
+    late = HttpClient()
+    assert late.post(f"/tables/{table.pk}/invite/", {"token": old}).status_code == 404
+    assert late.get(f"/tables/{table.pk}/invite/{old}/").status_code == 404  # the older form of link too
+    assert late.get(f"/tables/{table.pk}/").status_code == 404
+    assert accept(late, table.pk, table.invite_token).status_code == 302
+    assert early.get(f"/tables/{table.pk}/").status_code == 200  # who came in before stays in
+
+
+def test_a_public_table_has_nothing_to_renew():
+    nora_client, nora = guest("Nora")
+    public = make_table(nora, [None, None, nora, None])
+    assert nora_client.post(f"/tables/{public.pk}/invite/renew/").status_code == 404

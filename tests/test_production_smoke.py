@@ -31,6 +31,8 @@ def test_the_production_smoke_script_plays_a_game_through_nginx_and_two_servers(
     servers = re.search(r"Anna's websocket on server pid (\d+), Beat's on pid (\d+)", played)
     assert servers and servers[1] != servers[2], played  # nginx sent the two people to the two daphnes
     assert "passes importgame's checks" in output
+    # Forged X-Forwarded-For headers through nginx make no guest, sign-up or log-in past the limits (issue 28).
+    assert "smoke: forged X-Forwarded-For through nginx: guests " in output
     assert "each one JSON object, none an error" in output
     # Issue 28's chaos: a second game finished through a Redis restart and a SIGKILL of its driving server.
     assert re.search(r"smoke: \[\d+s\] smoke: chaos game \d+ finished", output), output[-3000:]

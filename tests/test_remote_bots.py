@@ -175,6 +175,21 @@ def test_every_bad_answer_becomes_a_random_legal_move_and_a_fault():
     assert "played" in illegal.hidden_detail and illegal.hidden_detail not in illegal.detail
 
 
+def test_a_bot_that_packs_its_replies_is_read_and_a_packed_bomb_or_a_false_label_is_a_fault():
+    # gzip and deflate, as the client's Accept-Encoding offers them: read as the bot meant them, no fault.
+    with FaultyBots() as bots:
+        packed = play(remote_table([bots.url("gzip"), "rules", bots.url("deflate"), "rules"], dialect=remote.SPEC))
+        broken = play(
+            remote_table([bots.url("gzipbomb"), "rules", bots.url("brokengzip"), "rules"], dialect=remote.SPEC)
+        )
+        asked = sum(n for key, n in bots.requests.items() if key.startswith(("gzip ", "deflate ")))
+    assert packed.status == Game.FINISHED and not packed.faults.exists() and asked > 20
+    assert broken.status == Game.FINISHED
+    kinds = {(f.seat, f.kind) for f in broken.faults.exclude(kind="game_info")}
+    assert kinds == {(0, "too_large"), (2, "not_json")}, kinds  # 30 MiB unpacked: refused, never held in memory
+    assert "gzip" in broken.faults.filter(seat=2).first().detail
+
+
 def test_a_bot_past_its_timeout_gets_a_timeout_fault_and_the_game_goes_on():
     with FaultyBots() as bots:
         table = remote_table([bots.url("timeout"), "random", "random", "random"], timeout=1, mode="fair", round_count=2)

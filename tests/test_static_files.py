@@ -63,7 +63,7 @@ def asset_urls(html: str) -> list[str]:
     """The stylesheet, the module scripts and every module of the import map."""
     urls = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
     urls += re.findall(r'<script type="module" src="([^"]+)"', html)
-    imports = re.search(r'<script type="importmap">(.*?)</script>', html)
+    imports = re.search(r'<script type="importmap" nonce="[\w-]+">(.*?)</script>', html)
     assert imports, "the page has an import map for the modules' relative imports"
     urls += json.loads(imports.group(1))["imports"].values()
     return sorted(set(urls))

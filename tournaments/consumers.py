@@ -63,6 +63,8 @@ class TournamentConsumer(FrameConsumer):
         self.probe = None
         player = await database_sync_to_async(player_for_scope)(self.scope)
         self.player_id = player.pk if player else None
+        if not await self.admit_socket(self.player_id, self.address):
+            return
         await self.channel_layer.group_add(tournament_group(self.tournament_id), self.channel_name)
         rendered = await database_sync_to_async(_render)(self.tournament_id, self.language)
         if rendered is None:

@@ -176,7 +176,7 @@ function face(suit, rank) {
     const flip = DECK === "french";
     return h("span", { class: "card-face card-pips", "aria-hidden": "true" },
       PIPS[rank].map(([x, y]) =>
-        h("span", { class: flip && y > 55 ? "pip pip-flip" : "pip", style: `left:${x}%;top:${y}%` }, suitMark(suit))));
+        h("span", { class: flip && y > 55 ? "pip pip-flip" : "pip", "data-x": x, "data-y": y }, suitMark(suit))));
   }
   if (DECK === "swiss") {
     return h("span", { class: "card-face card-figure", "aria-hidden": "true" },

@@ -8,6 +8,8 @@ export function h(tag, attrs = {}, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on") && typeof value === "function") {
       node.addEventListener(key.slice(2), value);
+    } else if (key === "style") {
+      node.style.cssText = String(value); // through the CSSOM: the Content-Security-Policy refuses style attributes
     } else if (key === "dataset") {
       Object.assign(node.dataset, value);
     } else if (value === true) {

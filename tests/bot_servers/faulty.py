@@ -9,6 +9,8 @@ The first path part picks the behaviour, the rest is the dialect's route:
 - ``status500``, ``notjson``, ``notobject``, ``missing``, ``wrongtype``, ``badtrump``,
   ``unknown``, ``notinhand``, ``illegal`` (an illegal card whenever it holds one),
   ``pushtwice`` (always pushes), ``huge`` (a 200 KiB reply), ``redirect`` (to another host);
+- ``gzip`` and ``deflate`` play well, the reply packed so (``Content-Encoding``) when the client accepts it;
+  ``gzipbomb`` a 30 KiB gzip reply that unpacks to 30 MiB, ``brokengzip`` one that is no gzip at all;
 - ``infofail`` plays well but answers ``game_info`` with 400;
 - ``garbagehalf`` answers garbage (not JSON) to about half the requests and a legal move to the
   others, chosen by a hash of the request: the same game gets the same answers, run after run.
@@ -18,11 +20,13 @@ It counts requests by behaviour and route and the most requests in flight at onc
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import random
 import threading
 import time
+import zlib
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -61,7 +65,9 @@ class FaultyBots:
         self.server.shutdown()
         self.server.server_close()
 
-    def _answer(self, behaviour: str, route: str, message: dict) -> tuple[int, bytes, dict[str, str]]:
+    def _answer(
+        self, behaviour: str, route: str, message: dict, accepted: str = ""
+    ) -> tuple[int, bytes, dict[str, str]]:
         if route == "game_info":
             return (400, b'{"error": "no"}', {}) if behaviour == "infofail" else (200, b'""', {})
         obs = decode_observation(message)
@@ -111,6 +117,16 @@ class FaultyBots:
             "huge": {"card": "DA", "padding": "x" * 200_000},
             "redirect": {"_redirect": self.url("ok", host="localhost") + "/" + route},
         }
+        if behaviour in ("gzip", "deflate"):
+            return 200, *self._packed(json.dumps(good).encode(), behaviour, accepted)
+        if behaviour == "gzipbomb":
+            return (
+                200,
+                gzip.compress(b'{"card": "DA", "padding": "' + b" " * 30_000_000 + b'"}'),
+                {"Content-Encoding": "gzip"},
+            )
+        if behaviour == "brokengzip":
+            return 200, json.dumps(good).encode(), {"Content-Encoding": "gzip"}
         reply = bad.get(behaviour, good)
         if "_status" in reply:
             return reply["_status"], b'{"error": "boom"}', {}
@@ -119,6 +135,12 @@ class FaultyBots:
         if "_redirect" in reply:
             return 302, b"", {"Location": reply["_redirect"]}
         return 200, json.dumps(reply).encode(), {}
+
+    @staticmethod
+    def _packed(body: bytes, encoding: str, accepted: str) -> tuple[bytes, dict[str, str]]:
+        if encoding not in accepted:
+            return body, {}
+        return (gzip.compress(body) if encoding == "gzip" else zlib.compress(body)), {"Content-Encoding": encoding}
 
     @staticmethod
     def _not_held(obs) -> int:
@@ -144,7 +166,8 @@ class FaultyBots:
                     message = json.loads(self.rfile.read(length))
                     if isinstance(message, dict) and "currentPlayer" in message:
                         bots.players.append(message["currentPlayer"])
-                    status, body, headers = bots._answer(behaviour, route, message)
+                    accepted = self.headers.get("Accept-Encoding", "")
+                    status, body, headers = bots._answer(behaviour, route, message, accepted)
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(body)))
