@@ -44,10 +44,18 @@ CLOCK_SKEW = timedelta(seconds=2)
 
 
 class _OutageNoise(logging.Filter):
-    """Drops channels-redis's traceback a second while Redis is out of reach: the watch says it once, and its end."""
+    """Drops channels-redis's traceback a second while Redis is out of reach (the watch says it once, and its
+    end), noting when its subscriptions' connection last broke."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.broke_at = 0.0  # monotonic
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], REDIS_DOWN))
+        if record.exc_info and isinstance(record.exc_info[1], REDIS_DOWN):
+            self.broke_at = time.monotonic()
+            return False
+        return True
 
 
 _quiet = _OutageNoise()
@@ -60,6 +68,7 @@ class LayerWatch:
         self._task: asyncio.Task[None] | None = None
         self._numbers = itertools.count(1)
         self._heard = 0  # the highest probe number that came back
+        self._got: set[int] = set()  # the probe numbers that came back lately
         self._arrived = asyncio.Event()
         self.outages = 0  # how many this process noticed (tests, and the log)
 
@@ -85,16 +94,28 @@ class LayerWatch:
         channel = await self._subscribe(layer)
         reader = asyncio.get_running_loop().create_task(self._read(layer, channel), name="layer-watch-read")
         try:
-            last_good = timezone.now()
+            last_good, good_since = timezone.now(), time.monotonic()
             while True:
-                sent_at = timezone.now()
-                if await self._probe(layer, channel, PROBE_TIMEOUT_S):
-                    last_good = sent_at
+                sent_at, sent_since = timezone.now(), time.monotonic()
+                number = await self._probe(layer, channel, PROBE_TIMEOUT_S)
+                if number is not None and number in self._got:
+                    last_good, good_since = sent_at, sent_since
                     await asyncio.sleep(PROBE_EVERY_S)
                     continue
-                back_at = await self._until_back(layer, channel)
-                await self._recover(last_good, back_at)
-                last_good = back_at
+                back_at = await self._until_back(layer, channel, {number: sent_at} if number else {})
+                if number in self._got and _quiet.broke_at < good_since:
+                    # It came back late, and no connection broke: a busy process, not an outage. Nothing was lost.
+                    log.info("a probe of the channel layer came back late (a busy process)")
+                else:
+                    self.outages += 1
+                    metrics.LAYER_OUTAGES.inc()
+                    log.warning(
+                        "the channel layer was out of reach for about %.1f s; publishing again what changed meanwhile",
+                        time.monotonic() - sent_since,
+                        extra={"event": "layer_back"},
+                    )
+                    await self._recover(last_good, back_at)
+                last_good, good_since = back_at, time.monotonic()
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
@@ -112,7 +133,11 @@ class LayerWatch:
     async def _read(self, layer: BaseChannelLayer, channel: str) -> None:
         while True:
             message = await layer.receive(channel)  # never cancelled but at the end: pub/sub unsubscribes then
-            self._heard = max(self._heard, int(message.get("number", 0)))
+            number = int(message.get("number", 0))
+            self._heard = max(self._heard, number)
+            if len(self._got) > 100:
+                self._got = {n for n in self._got if n > self._heard - 20}
+            self._got.add(number)
             self._arrived.set()
 
     async def _send_probe(self, layer: BaseChannelLayer, channel: str) -> int | None:
@@ -124,28 +149,26 @@ class LayerWatch:
             return None
         return number
 
-    async def _probe(self, layer: BaseChannelLayer, channel: str, timeout: float) -> bool:
-        """Send a probe; whether it came back within ``timeout``."""
+    async def _probe(self, layer: BaseChannelLayer, channel: str, timeout: float) -> int | None:
+        """Send a probe and wait up to ``timeout`` for it; its number (None if it could not be sent)."""
         number = await self._send_probe(layer, channel)
         if number is None:
-            return False
+            log.warning("the channel layer is out of reach; events are published again once it is back")
+            return None
         ends = time.monotonic() + timeout
         while self._heard < number:
             self._arrived.clear()
             left = ends - time.monotonic()
             if left <= 0:
-                return False
+                break
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._arrived.wait(), left)
-        return True
+        return number
 
-    async def _until_back(self, layer: BaseChannelLayer, channel: str) -> datetime:
-        """Probe with back-off until one comes back; when the first probe that came back was sent (this process
-        heard the layer from then on: messages come in order)."""
-        self.outages += 1
-        down = time.monotonic()
-        log.warning("the channel layer is out of reach; events are published again once it is back")
-        sent: dict[int, datetime] = {}  # the probes of this outage, by number: when each was sent
+    async def _until_back(self, layer: BaseChannelLayer, channel: str, sent: dict[int, datetime]) -> datetime:
+        """Probe with back-off until one comes back; when the last probe that came back was sent (this process
+        heard the layer from then on: messages come in order). ``sent``: the probe that did not come back."""
+        sent = dict(sent)  # the probes of this outage, by number: when each was sent
         delay = RETRY_FIRST_S
         while True:
             at = timezone.now()
@@ -159,10 +182,6 @@ class LayerWatch:
                     await asyncio.wait_for(self._arrived.wait(), delay)
                 back = [n for n in sent if n <= self._heard]
             if back:
-                metrics.LAYER_OUTAGES.inc()
-                log.warning(
-                    "the channel layer is back after %.1f s", time.monotonic() - down, extra={"event": "layer_back"}
-                )
                 return sent[max(back)]  # surely heard (a lower number may have been lost)
             delay = min(RETRY_MAX_S, delay * 2)
 
