@@ -4,8 +4,9 @@ Events are sent once, after commit (``games.events``): a move committed while Re
 was down reached nobody, and a process whose subscriptions were down missed what
 others sent. Nobody would have learned that it was their turn. So every server
 process sends itself a probe over the layer every ``PROBE_EVERY_S``; a probe that
-cannot be sent, or does not come back within ``PROBE_TIMEOUT_S``, means this
-process lost the layer from its last good probe on. Channels' pub/sub layer
+cannot be sent, or does not come back within ``PROBE_TIMEOUT_S`` and is lost (not
+merely late on a busy process, with no broken connection), means this process lost
+the layer from its last good probe on. Channels' pub/sub layer
 reconnects and subscribes again by itself (a second or so after Redis returns);
 once a probe comes back, this process publishes again every table changed while
 it was out of reach (``service.redeliver``): its watchers, wherever they are, and
