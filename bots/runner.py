@@ -43,7 +43,7 @@ from django.conf import settings
 
 from bots import remote, think
 from bots.registry import get_bot, move_budget
-from games import bothooks, service, signals, snapshot, states, workers
+from games import bothooks, redelivery, service, signals, snapshot, states, workers
 from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
 from games.errors import ErrorCode
@@ -522,6 +522,7 @@ class Driver:
             self._background = {t for t in self._background if t.get_loop() is loop}
             self._player = BotPlayer(remote.new_client(), processes=True, thinkers=_thinkers())
         publisher.attach()
+        redelivery.watch.start()  # what a Redis restart loses is published again once it is back
         service.add_listener(self._on_change)
         self.spawn(self._run(), "driver")
         if self._player.thinkers is None:
@@ -536,6 +537,7 @@ class Driver:
             await _within_grace(player.client.aclose(), "closing the HTTP client")
             if player.thinkers is not None:
                 await _within_grace(player.thinkers.close(), "closing the thinkers")
+        await _within_grace(redelivery.watch.stop(), "stopping the layer watch")
         await _within_grace(publisher.detach(), "sending the last events")
         self.worker_id = None
 

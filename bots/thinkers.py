@@ -13,7 +13,9 @@ serve that channel::
 A request carries only the deciding seat's observation (never another hand),
 the seed and the deadline. An answer that does not come within the deadline
 (or a few seconds, for bots without one) is replaced by the rule bot's move,
-decided here at once, so no table waits for a missing worker.
+decided here at once, so no table waits for a missing worker. A Redis restart
+stops nobody: the workers wait for it to come back (``jassweb.layers``), and a
+request that cannot be sent meanwhile is sent again until its deadline.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from bots import think
 from games import metrics
 from games.engine import Action
+from jassweb.layers import REDIS_DOWN, RETRY_FIRST_S, RETRY_MAX_S
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,7 @@ FALLBACK_BOT = "rules"
 # prefix from one Redis list, one reader at a time: every reply channel of a process (the thinkers', the
 # health check's) must share it, or one reader waits forever behind the other.
 REPLY_PREFIX = "bot-replies."
+ANSWER_S = 2.0  # how long a worker tries to send an answer while Redis is out of reach
 
 
 class RemoteThinkers:
@@ -93,21 +97,20 @@ class RemoteThinkers:
         number = next(self._numbers)
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending[number] = future
-        await layer.send(
-            CHANNEL,
-            {
-                "type": "bot.think",
-                "request": number,
-                "reply": self.reply_channel,
-                "bot": turn.bot,
-                "observation": think.observation_to_data(turn.observation),
-                "seed": [turn.seed, turn.seq, turn.seat],
-                "deadline": deadline,
-            },
-        )
+        request = {
+            "type": "bot.think",
+            "request": number,
+            "reply": self.reply_channel,
+            "bot": turn.bot,
+            "observation": think.observation_to_data(turn.observation),
+            "seed": [turn.seed, turn.seq, turn.seat],
+            "deadline": deadline,
+        }
         wait = (deadline - time.time() + GRACE_SECONDS) if deadline else NO_DEADLINE_SECONDS
+        ends = time.monotonic() + max(0.1, wait)
         try:
-            return await asyncio.wait_for(future, max(0.1, wait))
+            await _send_until(layer, CHANNEL, request, ends)
+            return await asyncio.wait_for(future, max(0.0, ends - time.monotonic()))
         except TimeoutError:
             self._pending.pop(number, None)
             self.fallbacks += 1
@@ -116,24 +119,42 @@ class RemoteThinkers:
             return think.think(FALLBACK_BOT, turn.observation, (turn.seed, turn.seq, turn.seat))
 
 
+async def _send_until(layer: BaseChannelLayer, channel: str, message: dict[str, Any], ends: float) -> None:
+    """Send ``message``; while Redis is out of reach, try again until ``ends`` (monotonic), then ``TimeoutError``."""
+    delay = RETRY_FIRST_S
+    while True:
+        try:
+            await layer.send(channel, message)
+            return
+        except REDIS_DOWN:
+            if time.monotonic() + delay >= ends:
+                raise TimeoutError from None
+            await asyncio.sleep(delay)
+            delay = min(RETRY_MAX_S, delay * 2)
+
+
 class ThinkConsumer(SyncConsumer):
     """The worker's side (``runworker --layer bots bots-think``): one decision at a time, per process."""
 
     channel_layer_alias = LAYER
 
     def bot_think(self, message: dict[str, Any]) -> None:
-        from asgiref.sync import async_to_sync
-
         obs = think.observation_from_data(message["observation"])
         started = time.perf_counter()
         action = think.think(message["bot"], obs, tuple(message["seed"]), message.get("deadline"))
         metrics.THOUGHT.labels(message["bot"]).observe(time.perf_counter() - started)
-        async_to_sync(self.channel_layer.send)(
-            message["reply"], {"type": "bot.thought", "request": message["request"], "code": action.code}
-        )
+        self._answer(message, {"type": "bot.thought", "request": message["request"], "code": action.code})
+
+    def _answer(self, message: dict[str, Any], answer: dict[str, Any]) -> None:
+        """Send ``answer`` to the server that asked: after a Redis restart each pooled connection fails once,
+        so it is sent again for a moment; then the server plays the rule bot's move, and this worker goes on."""
+        from asgiref.sync import async_to_sync
+
+        try:
+            async_to_sync(_send_until)(self.channel_layer, message["reply"], answer, time.monotonic() + ANSWER_S)
+        except TimeoutError:
+            log.warning("could not answer %s %s: Redis is out of reach", message["type"], message.get("request"))
 
     def bot_ping(self, message: dict[str, Any]) -> None:
         """A server's health check (``/healthz``): answer it, queued behind the decisions before it."""
-        from asgiref.sync import async_to_sync
-
-        async_to_sync(self.channel_layer.send)(message["reply"], {"type": "bot.pong", "nonce": message.get("nonce")})
+        self._answer(message, {"type": "bot.pong", "nonce": message.get("nonce")})

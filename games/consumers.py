@@ -28,7 +28,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import access, bothooks, chat, limits, metrics, service, snapshot, states
+from games import access, bothooks, chat, limits, metrics, pings, service, snapshot, states
 from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.errors import ErrorCode
@@ -600,6 +600,16 @@ class TableConsumer(FrameConsumer):
     async def on_resync(self, content: dict[str, Any]) -> None:
         await self.resync()
 
+    async def on_ping(self, content: dict[str, Any]) -> None:
+        """A page's keep-alive, with the number of the last event it saw (``version``): if the table has had a
+        later one, that event was lost on its way (a Redis outage), and the table is sent afresh first."""
+        seen = content.get("version")
+        if type(seen) is int:
+            latest = await pings.latest_versions.of(self.table_id)
+            if latest is not None and latest > min(seen, self.version):
+                await self.resync()
+        await FrameConsumer.on_ping(self, content)
+
     HANDLERS = {
         "join": on_join,
         "leave": on_leave,
@@ -616,7 +626,7 @@ class TableConsumer(FrameConsumer):
         "declare_weis": on_declare_weis,
         "announce_stoeck": on_announce_stoeck,
         "resync": on_resync,
-        "ping": FrameConsumer.on_ping,
+        "ping": on_ping,
         "back": on_back,
         "ready": on_ready,
         "set_turn_clock": on_set_turn_clock,

@@ -4,7 +4,8 @@ The service publishes after commit, from the database thread. Waiting there for
 the channel layer (a Redis round trip) would hold up every other change of the
 process, so in a server the messages go to a queue that one task on the event
 loop sends in order. Without a server loop (management commands, plain tests)
-they are sent at once.
+they are sent at once. What an outage of the layer loses is published again
+when it is back (``games.redelivery``).
 """
 
 from __future__ import annotations
@@ -12,14 +13,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from jassweb.layers import REDIS_DOWN
+
 log = logging.getLogger(__name__)
 
 Send = tuple[str, str, dict[str, Any]]  # ("group" | "channel", name, message)
+
+
+FAILURES_LOGGED_EVERY_S = 5.0
+_failures = {"count": 0, "logged_at": -FAILURES_LOGGED_EVERY_S}  # sends lost to an unreachable Redis, not yet logged
 
 
 async def _send_all(sends: list[Send]) -> None:
@@ -32,6 +40,22 @@ async def _send_all(sends: list[Send]) -> None:
                 await layer.group_send(name, message)
             else:
                 await layer.send(name, message)
+        except REDIS_DOWN as exc:
+            # The change is committed: once the layer is back, the tables changed meanwhile are published again
+            # (games.redelivery). An outage fails every send: one line every few seconds, not one each.
+            _failures["count"] += 1
+            now = time.monotonic()
+            if now - _failures["logged_at"] >= FAILURES_LOGGED_EVERY_S:
+                log.warning(
+                    "could not send %s message(s) over the channel layer (the last: %s to %s %s): %s",
+                    _failures["count"],
+                    message.get("type"),
+                    kind,
+                    name,
+                    exc,
+                    extra={"event": "layer_send_failed"},
+                )
+                _failures["count"], _failures["logged_at"] = 0, now
         except Exception:  # the change is committed; watchers resync, a driver looks again
             log.exception("could not send %s to %s %s", message.get("type"), kind, name)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import ipaddress
+import logging
 import math
 import re
 import time
@@ -33,6 +34,9 @@ from django.utils.translation import gettext, gettext_lazy
 
 from games import metrics
 from games.errors import ErrorCode
+from jassweb.layers import REDIS_DOWN
+
+log = logging.getLogger(__name__)
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -238,10 +242,15 @@ class HotBudget:
         rate = rate_of(self.name, scope)
         if rate is None:
             return
-        cache.add(key, 0, timeout=rate.seconds + 5)
         try:
+            cache.add(key, 0, timeout=rate.seconds + 5)
             total = cache.incr(key, amount)
         except ValueError:  # the window's key expired meanwhile
+            return
+        except REDIS_DOWN as exc:
+            # The shared count is out of reach (a Redis restart): this process's own count still limits, and
+            # a message is not refused, nor its socket broken, for want of the others' counts.
+            log.warning("the %s budget's shared count is out of reach: %s", self.name, exc)
             return
         spent = self._spent.get((scope, str(who)))
         if spent is not None and key.endswith(f":{spent.window}"):

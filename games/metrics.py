@@ -69,6 +69,12 @@ THOUGHT = Histogram(
 LIMIT_REFUSALS = Counter(
     "jassweb_limit_refusals", "Attempts refused by a limit on abuse (games/limits.py)", ["limit", "scope"]
 )
+LAYER_OUTAGES = Counter(
+    "jassweb_channel_layer_outages", "Times this process lost the channel layer (Redis) and got it back"
+)
+TABLES_REDELIVERED = Counter(
+    "jassweb_tables_redelivered", "Tables published again because they changed while the channel layer was lost"
+)
 GAMES_STARTED = Counter(
     "jassweb_games_started",
     "Games started, by what arranges their table (managed_by: empty for the lobby's tables, a tournament's page)",

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -127,7 +127,8 @@ class Change:
 
     table_id: int
     game_id: int | None
-    reason: str  # created, seats, started, action, round_over, finished, abandoned, fault, presence, standin, ready
+    # created, seats, started, action, round_over, finished, abandoned, fault, presence, standin, ready, redelivered
+    reason: str
     version: int = 0
     round_index: int | None = None  # for round_over and finished: the round that ended
     seq: int | None = None  # the game's number of moves after the change
@@ -179,7 +180,7 @@ def remove_listener(listener: Callable[[Change], None]) -> None:
         _listeners.remove(listener)
 
 
-LOBBY_REASONS = frozenset({"created", "seats", "started", "finished", "abandoned"})
+LOBBY_REASONS = frozenset({"created", "seats", "started", "finished", "abandoned", "redelivered"})
 
 
 def _after_commit(table_id: int, watchers: dict[str, Any] | None, change: Change) -> None:
@@ -1160,6 +1161,31 @@ def presence_changed(table_ids: list[int]) -> None:
             table = Table.objects.select_for_update().filter(pk=table_id).first()
             if table is not None:
                 _changed(table, None, "presence")
+
+
+def tables_changed_between(since: datetime, until: datetime) -> list[int]:
+    """The tables whose last change was made in [since, until): what an outage of the channel layer may have lost."""
+    return list(Table.objects.filter(updated_at__gte=since, updated_at__lt=until).values_list("pk", flat=True))
+
+
+def redeliver(table_id: int, since: datetime, until: datetime) -> bool:
+    """Publish a table's state again after the channel layer lost its events from ``since`` until ``until``.
+
+    Its watchers and its game's driver hear it as a new event (a fresh number, the whole view); a turn clock
+    that began while the events were lost starts again now, as its person may never have been shown the
+    turn. Nothing is done for a table changed since ``until``: that change was published with the layer back
+    (by this process, or by another that publishes again itself once it reaches the layer). True if published.
+    """
+    with transaction.atomic():
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        if table is None or not since <= table.updated_at < until:
+            return False
+        game = running_game(table)
+        if game is not None and game.turn_clock_s and game.turn_started_at and game.turn_started_at >= since:
+            game.turn_started_at = timezone.now()
+            game.save(update_fields=["turn_started_at"])
+        _changed(table, None, "redelivered")
+    return True
 
 
 # -- stand-ins, the turn clock, and games nobody plays ---------------------------

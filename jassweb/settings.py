@@ -212,8 +212,9 @@ if JASSWEB_THINKERS == "channels":
     if not REDIS_URL:
         raise RuntimeError("JASSWEB_THINKERS=channels needs REDIS_URL")
     CHANNEL_LAYERS["bots"] = {
-        # The classic layer, not pub/sub: a request on a normal channel goes to exactly one worker.
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        # The classic layer, not pub/sub: a request on a normal channel goes to exactly one worker. Its receive
+        # waits out a Redis restart (jassweb/layers.py): Channels' own would end `runworker`.
+        "BACKEND": "jassweb.layers.ReconnectingRedisChannelLayer",
         "CONFIG": {
             # A worker waits for requests with BZPOPMIN for 5 s; redis-py's default read timeout is 5 s too,
             # so an idle worker's wait ended in a TimeoutError that stopped `runworker`. A longer read timeout

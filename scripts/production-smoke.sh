@@ -3,15 +3,16 @@
 #
 #   nginx (deploy/nginx/jassweb.conf: TLS with a throwaway self-signed certificate, websocket upgrade)
 #     -> two daphne processes (the ExecStart of deploy/systemd/jassweb-web@.service)
-#     -> PostgreSQL (a fresh database) and Redis (a fresh key prefix)
+#     -> PostgreSQL (a fresh database) and Redis (a redis-server of this run's own, on a free port)
 #   two bot workers (the ExecStart of deploy/systemd/jassweb-worker@.service), JASSWEB_THINKERS=channels,
 #   the environment of deploy/jassweb.env.example, the set-up of deploy/systemd/jassweb-setup.service.
 #
 # Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (each person's
 # websocket on another daphne), the record passes `importgame`'s checks, /healthz answers 200 on each
 # server and through nginx, /metrics (with its token, through nginx and on each server) counts every move once
-# over all processes, a forged X-Forwarded-For through nginx makes no guest, sign-up or log-in past the limits,
-# and everything is stopped and removed again. Exit 0 when all of it held.
+# over all processes, a forged X-Forwarded-For through nginx makes no guest, sign-up or log-in past the limits;
+# then the chaos step (issue 28): a second game goes on while Redis restarts and the server that drives it is
+# killed. Everything is stopped and removed again. Exit 0 when all of it held.
 # Needs nginx and openssl (scripts/test-prerequisites.sh installs them), PostgreSQL and Redis on loopback.
 set -euo pipefail
 
@@ -19,7 +20,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="$ROOT/.venv/bin/python"
 DEPLOY="$ROOT/deploy"
 POSTGRES_DSN="${JASSWEB_TEST_POSTGRES:-postgresql://postgres@127.0.0.1:5432/postgres}"
-REDIS="${JASSWEB_TEST_REDIS_URL:-redis://127.0.0.1:6379/0}"
 ROUNDS="${SMOKE_ROUNDS:-4}"
 
 say() { echo "smoke: [${SECONDS}s] $*"; }
@@ -85,6 +85,29 @@ wait_for() {  # wait_for URL [SECONDS] [CURL ARGS...]: until it answers 200
     sleep 0.3
   done
 }
+
+# -- Redis: one of this run's own on a free port (the chaos step restarts it; the shared one is left alone) --
+REDIS_PORT=""
+REDIS_INDEX=""
+start_redis() {  # start_redis: start this run's redis-server (again, on the same port); return once it answers
+  [ -n "$REDIS_PORT" ] || REDIS_PORT="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >>"$WORK/logs/redis.log" 2>&1 &
+  if [ -z "$REDIS_INDEX" ]; then
+    PIDS+=("$!")
+    NAMES+=("redis")
+    REDIS_INDEX=$((${#PIDS[@]} - 1))
+  else
+    PIDS[REDIS_INDEX]=$!
+  fi
+  local deadline=$((SECONDS + 10))
+  until (exec 3<>"/dev/tcp/127.0.0.1/$REDIS_PORT") 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || fail "redis-server on port $REDIS_PORT did not start"
+    sleep 0.05
+  done
+}
+command -v redis-server >/dev/null 2>&1 || fail "redis-server is missing (apt-get install redis-server)"
+start_redis
+REDIS="redis://127.0.0.1:$REDIS_PORT/0"
 
 read -r WEB1 WEB2 HTTPS HTTP < <("$PY" -c '
 import socket
@@ -189,6 +212,79 @@ start nginx "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g "daemon off
 wait_for "https://127.0.0.1:$HTTPS/healthz" 30 --cacert "$WORK/nginx/cert.pem"
 say "nginx on https://127.0.0.1:$HTTPS (http://127.0.0.1:$HTTP redirects) -> daphne :$WEB1, :$WEB2"
 
+# -- chaos (issue 28): Redis restarts mid-game and a server is killed; the game still finishes -------------
+health_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz"; }
+
+chaos_moves() {  # the moves of the chaos game its player has seen so far (-1: none yet)
+  local game=0 seq=-1
+  [ -f "$WORK/chaos.progress" ] && read -r game seq <"$WORK/chaos.progress"
+  echo "${seq:--1}"
+}
+
+chaos_wait() {  # chaos_wait SECONDS WHAT COMMAND...: until COMMAND succeeds, while the game's player runs
+  local seconds="$1" what="$2"; shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@"; do
+    kill -0 "$CHAOS_PLAYER" 2>/dev/null || fail "chaos: the player stopped waiting for $what: $(tail -n 3 "$WORK/logs/chaos.log")"
+    [ $SECONDS -lt $deadline ] || fail "chaos: no $what within $seconds s"
+    sleep 0.2
+  done
+}
+
+both_servers() { [ "$(health_code "$WEB1")" = "$1" ] && [ "$(health_code "$WEB2")" = "$1" ]; }
+
+moves_at_least() { [ "$(chaos_moves)" -ge "$1" ]; }
+
+chaos_redis_restart_and_server_kill() {
+  # Anna and Beat (on the two servers) play with two bots through nginx; mid-game Redis stops, both servers'
+  # /healthz say so and moves are made meanwhile; Redis starts again, empty: both servers are healthy again,
+  # the bot workers run and the game plays on. Then the server that drives the game is killed (SIGKILL) and
+  # started again, as systemd would; the other takes the game over. The game must finish.
+  say "chaos: a game with Redis restarted and a server killed mid-game"
+  "$PY" scripts/smoke_chaos.py --base "https://127.0.0.1:$HTTPS" --ca "$WORK/nginx/cert.pem" \
+    --database "${POSTGRES_DSN%/*}/$DB_NAME" --progress "$WORK/chaos.progress" >"$WORK/logs/chaos.log" 2>&1 &
+  CHAOS_PLAYER=$!
+  chaos_wait 60 "8 moves" moves_at_least 8
+  kill -TERM "${PIDS[REDIS_INDEX]}"
+  wait "${PIDS[REDIS_INDEX]}" 2>/dev/null || true
+  local stopped down
+  stopped="$(chaos_moves)"
+  chaos_wait 20 "503 from /healthz on both servers" both_servers 503
+  chaos_wait 30 "move while Redis is down" moves_at_least $((stopped + 1))
+  down=$SECONDS
+  start_redis
+  chaos_wait 30 "200 from /healthz on both servers after Redis returned" both_servers 200
+  say "chaos: Redis stopped at move $stopped, the game went on to $(chaos_moves) meanwhile; both servers healthy" \
+    "$((SECONDS - down)) s after it returned"
+  chaos_wait 60 "8 more moves after Redis returned" moves_at_least $(($(chaos_moves) + 8))
+  local game driver index port killed
+  read -r game _ <"$WORK/chaos.progress"
+  driver="$("$PY" -c '
+import sys, psycopg
+with psycopg.connect(sys.argv[1]) as db:
+    sql = "SELECT w.pid FROM games_game g JOIN games_worker w ON w.id = g.driver WHERE g.id = %s"
+    print(db.execute(sql, [int(sys.argv[2])]).fetchone()[0])' "${POSTGRES_DSN%/*}/$DB_NAME" "$game")"
+  for index in "${!PIDS[@]}"; do
+    [ "${PIDS[$index]}" = "$driver" ] && break
+  done
+  [ "${PIDS[$index]}" = "$driver" ] || fail "chaos: the game's driver (pid $driver) is none of the servers"
+  kill -KILL "$driver"
+  wait "$driver" 2>/dev/null || true
+  port="${NAMES[$index]#web-}"
+  killed=$SECONDS
+  say "chaos: killed the server that drives the game (pid $driver, :$port) at move $(chaos_moves)"
+  sleep 2  # systemd's RestartSec, then its restart
+  read -r -a command < <(unit_command "jassweb-web@.service" "$port")
+  "${command[@]}" >>"$WORK/logs/web-$port.log" 2>&1 &
+  PIDS[index]=$!
+  wait "$CHAOS_PLAYER" || fail "chaos: the game did not finish: $(tail -n 3 "$WORK/logs/chaos.log")"
+  say "$(tail -n 1 "$WORK/logs/chaos.log") ($((SECONDS - killed)) s after the kill)"
+  wait_for "http://127.0.0.1:$port/healthz" 60
+  for index in "${!PIDS[@]}"; do
+    kill -0 "${PIDS[$index]}" 2>/dev/null || fail "chaos: ${NAMES[$index]} is no longer running"
+  done
+}
+
 # -- a game through nginx ---------------------------------------------------------------------------
 say "playing a Fair game of $ROUNDS rounds: Anna and Beat (websockets through nginx), MCTS (fast) and Rule-based bots"
 "$PY" scripts/smoke_play.py --base "https://127.0.0.1:$HTTPS" --plain "http://127.0.0.1:$HTTP" \
@@ -219,6 +315,7 @@ curl -s -o /dev/null -w '%{http_code}' --cacert "$WORK/nginx/cert.pem" "https://
   || fail "/healthz through nginx"
 # -- the servers' logs: one JSON object a line, the game's events, no error --------------------------
 "$PY" scripts/smoke_logs.py "$WORK"/logs/web-*.log "$WORK"/logs/worker-*.log || fail "the servers' logs"
+chaos_redis_restart_and_server_kill
 for i in "${!PIDS[@]}"; do
   kill -0 "${PIDS[$i]}" 2>/dev/null || fail "${NAMES[$i]} is no longer running"
 done

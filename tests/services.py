@@ -7,6 +7,10 @@ not go green by skipping); on a developer machine it is skipped with the reason.
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
+import time
 import uuid
 from contextlib import contextmanager
 
@@ -93,3 +97,44 @@ def scale_out(name: str, **settings: str):
             **settings,
         }
         yield env, database_url
+
+
+class OwnRedis:
+    """A ``redis-server`` of one test's own on a free port, to stop and start again (a Redis restart) while
+    the shared one, which other tests use, stays up. Nothing is saved: a restart starts it empty."""
+
+    def __init__(self) -> None:
+        tiers.require("services", "Redis")
+        binary = shutil.which("redis-server")
+        if binary is None:
+            unavailable("Redis", FileNotFoundError("no redis-server on PATH"))
+        self.binary = str(binary)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+        self.start()
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start it (again, on the same port) and return once it answers."""
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                redis.Redis.from_url(self.url, socket_connect_timeout=1).ping()
+                return
+            except redis.RedisError:
+                assert self.process.poll() is None, f"redis-server on port {self.port} exited"
+                assert time.monotonic() < deadline, f"redis-server on port {self.port} did not answer"
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM), as a restart does."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)

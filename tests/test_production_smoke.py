@@ -1,7 +1,8 @@
 """The deploy recipe runs (issue 15): scripts/production-smoke.sh brings the production topology up on
 loopback — nginx with TLS in front of two daphne processes, PostgreSQL, Redis, two bot workers, the units'
 commands and the example environment — plays a game of two people and two bots through it, checks
-/healthz and the JSON logs, and stops everything again."""
+/healthz and the JSON logs, plays a second game through a Redis restart and a SIGKILL of the server that
+drives it (issue 28), and stops everything again."""
 
 from __future__ import annotations
 
@@ -33,4 +34,6 @@ def test_the_production_smoke_script_plays_a_game_through_nginx_and_two_servers(
     # Forged X-Forwarded-For headers through nginx make no guest, sign-up or log-in past the limits (issue 28).
     assert "smoke: forged X-Forwarded-For through nginx: guests " in output
     assert "each one JSON object, none an error" in output
-    assert re.search(r"smoke: \[\d+s\] passed", output) and re.search(r"smoke: \[\d+s\] stopped 5 processes", output)
+    # Issue 28's chaos: a second game finished through a Redis restart and a SIGKILL of its driving server.
+    assert re.search(r"smoke: \[\d+s\] smoke: chaos game \d+ finished", output), output[-3000:]
+    assert re.search(r"smoke: \[\d+s\] passed", output) and re.search(r"smoke: \[\d+s\] stopped 6 processes", output)

@@ -21,11 +21,14 @@ export function socketUrl(path) {
  * onMessage(data) gets every parsed message; onStatus("open" | "reconnecting" | "closed")
  * reports the connection for an indicator. send() returns false while disconnected:
  * the caller decides whether to tell the user (a move is never queued behind their back).
+ * pingFields() adds to every ping: the table's page sends the number of the last event it
+ * saw, and the server sends the table afresh if one was lost on its way.
  */
 export class ReconnectingSocket {
-  constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {}, heartbeat = false }) {
+  constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {}, heartbeat = false, pingFields = () => ({}) }) {
     this.url = socketUrl(path);
     this.heartbeat = heartbeat;
+    this.pingFields = pingFields; // what every ping carries besides its id (the table: the last event it saw)
     this.watchTimer = null;
     this.lastHeard = 0;
     this.probeSent = null;
@@ -54,7 +57,7 @@ export class ReconnectingSocket {
       this.onStatus("open");
       this.onOpen();
       clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => this.send({ type: "ping", id: Date.now() }), PING_EVERY_MS);
+      this.pingTimer = setInterval(() => this.ping(Date.now()), PING_EVERY_MS);
       this.lastHeard = Date.now();
       this.probeSent = null;
       clearInterval(this.watchTimer);
@@ -96,8 +99,12 @@ export class ReconnectingSocket {
       this.scheduleRetry();
     } else if (this.probeSent === null && now - this.lastHeard > PROBE_AFTER_MS) {
       this.probeSent = now;
-      this.send({ type: "ping", id: now });
+      this.ping(now);
     }
+  }
+
+  ping(id) {
+    this.send({ ...this.pingFields(), type: "ping", id });
   }
 
   scheduleRetry() {

@@ -154,6 +154,7 @@ function trickKey(v) {
 
 const socket = new ReconnectingSocket(app.dataset.socketPath, {
   heartbeat: true, // a table that stops hearing from the server says so within seconds
+  pingFields: () => ({ version }), // an event lost on its way (a Redis outage) is sent again at the next ping
   onMessage: receive,
   onOpen: () => {
     chat.opened();
