@@ -10,7 +10,8 @@
 # Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (each person's
 # websocket on another daphne), the record passes `importgame`'s checks, /healthz answers 200 on each
 # server and through nginx, /metrics (with its token, through nginx and on each server) counts every move once
-# over all processes, a forged X-Forwarded-For through nginx makes no guest, sign-up or log-in past the limits;
+# over all processes, a forged X-Forwarded-For through nginx makes no guest, sign-up, log-in, table or import past
+# the limits;
 # then the chaos step (issue 28): a second game goes on while Redis restarts and the server that drives it is
 # killed. Everything is stopped and removed again. Exit 0 when all of it held.
 # Needs nginx and openssl (scripts/test-prerequisites.sh installs them), PostgreSQL and Redis on loopback.
@@ -135,6 +136,8 @@ export JASSWEB_METRICS_TOKEN="$("$PY" -c 'import secrets; print(secrets.token_ur
 unset DJANGO_SETTINGS_MODULE
 # Low sign-up and log-in limits (each one hashes a password), so forged_forwarded_for reaches them quickly.
 export JASSWEB_LIMIT_SIGNUP_ADDRESS=3/h JASSWEB_LIMIT_LOGIN_ADDRESS=4/15m
+# ...and low table and import limits per address (the smoke games come from 127.0.0.1, the forger from 127.0.0.2).
+export JASSWEB_LIMIT_TABLE_ADDRESS=6/h JASSWEB_LIMIT_IMPORT_ADDRESS=4/h
 cd "$ROOT"
 
 "$PY" - "$POSTGRES_DSN" "$DB_NAME" <<'EOF'
@@ -296,7 +299,7 @@ imported="$("$PY" manage.py importgame "$WORK/record.json" --private --name "Smo
   || fail "the game's record does not pass importgame's checks: $imported"
 say "the record passes importgame's checks: $imported"
 
-# -- a forged X-Forwarded-For through nginx: no guest, sign-up or log-in past the limits ---------------
+# -- a forged X-Forwarded-For through nginx: no guest, sign-up, log-in, table or import past the limits ----
 forged_forwarded_for() {
   # From 127.0.0.2 (nginx sees that address; the game's 127.0.0.1 keeps its counts), each attempt a new session
   # with another forged header, up to each limit and past it; 127.0.0.3 still makes a guest.

@@ -48,9 +48,11 @@ class Visitor:
         page = self.http.get("/accounts/login/")
         check(page.status_code == 200, f"the log-in page answers 200 through nginx, got {page.status_code}")
 
-    def post(self, path: str, **fields: str) -> httpx.Response:
+    def post(self, path: str, forged: str | None = None, **fields: str) -> httpx.Response:
+        """Post a form; ``forged``: another forged header for this request only."""
         token = next(c.value for c in self.http.cookies.jar if c.name == "csrftoken")
-        return self.http.post(path, data={**fields, "csrfmiddlewaretoken": token})
+        headers = {"X-Forwarded-For": forged} if forged else None
+        return self.http.post(path, data={**fields, "csrfmiddlewaretoken": token}, headers=headers)
 
     def close(self) -> None:
         self.http.close()
@@ -95,13 +97,41 @@ def main() -> None:
     # Guests: the limit, and a few more.
     guests = limit_of("GUEST_ADDRESS", "30/h")
     tries = guests + 5
+    first = None  # the first guest's session, for tables and imports below
     for n in range(tries):
         visitor = Visitor(args.base, args.ca, args.source, FORGERIES[n % len(FORGERIES)].format(n=n + 1))
         check(visitor.post("/guest/", nickname=f"Forged {n}").status_code == 302, "the guest form redirects")
-        visitor.close()
+        if first is None:
+            first = visitor
+        else:
+            visitor.close()
     made = count(args.database, "SELECT count(*) FROM games_player WHERE name LIKE %s", "Forged %")
     check(made == guests, f"{made} guests made with forged headers from one address; the limit is {guests}")
     figures.append(f"guests {made} of {tries} made (limit {guests})")
+    assert first is not None
+
+    # Tables and imports by that guest, each request with another forged header: the address's limit holds
+    # (the person's own limits are higher). An import is counted before its record is read, so an empty
+    # record ("{}", refused with 400) is an attempt like any other.
+    forged = [FORGERIES[n % len(FORGERIES)].format(n=n + 50) for n in range(100)]
+    limit = limit_of("TABLE_ADDRESS", "60/h")
+    tries = limit + 2
+    table = {"name": "Forged table", "mode": "standard", "target": "1000", "seat": "2"}
+    answers = [first.post("/tables/new/", forged[n], **table) for n in range(tries)]
+    made = count(args.database, "SELECT count(*) FROM games_table WHERE name LIKE %s", "Forged table%")
+    to_lobby = sum(1 for a in answers if a.status_code == 302 and a.headers["location"] == "/")
+    check(made == limit and to_lobby == tries - limit, f"tables: {made} made, {to_lobby} refused of {tries}")
+    check("from one address" in first.http.get("/").text, "the table refusal says why (on the lobby)")
+    figures.append(f"tables {made} of {tries} (limit {limit})")
+
+    limit = limit_of("IMPORT_ADDRESS", "60/h")
+    tries = limit + 2
+    answers = [first.post("/games/import/", forged[n], text="{}") for n in range(tries)]
+    refused = sum(1 for a in answers if a.status_code == 429)
+    check(refused == tries - limit, f"imports: {tries - refused} of {tries} let through; the limit is {limit}")
+    check("from one address" in answers[-1].text, "the import refusal says why")
+    figures.append(f"imports {tries - refused} of {tries} (limit {limit})")
+    first.close()
 
     # Sign-ups (the limit is low in the smoke run: each one hashes a password).
     signups = limit_of("SIGNUP_ADDRESS", "10/h")

@@ -34,7 +34,8 @@ from tests.test_browser_weis import in_server, served  # noqa: F401 - its server
 
 pytest_plugins = ["tests.browser_helpers"]
 
-CLOCK_S = 12  # a person's turn clock: long enough for the checks, short enough to wait out once
+CLOCK_S = 25  # a person's turn clock: long enough for the checks of three windows on a busy machine (12 s was
+# not: the stand-in chose the trump while the checks ran), short enough to wait out once
 
 START = """
 import json, os, sys

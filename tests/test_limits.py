@@ -379,3 +379,38 @@ async def test_refused_bot_urls_use_up_no_one_elses_bot_calls(settings):
     finally:
         await close_all_clients()
         await runner.stop()
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("redis_layer")
+async def test_six_hundred_refused_bot_tests_from_one_address_leave_another_users_invitation_alone(settings):
+    """Issue 28, finding 3, as it was found: the production limits, 600 tests of refused URLs from one address
+    (several people there, each within their message budget), then someone elsewhere invites a bot."""
+    settings.JASSWEB_PROXY_HOPS = 1
+    people = await sync_to_async(make_players)([f"Mallory {n}" for n in range(7)] + ["Emil"])
+    *mallories, emil = people
+    try:
+        with FaultyBots() as bots:
+            settings.JASS_ALLOW_PRIVATE_BOT_URLS = False
+            settings.JASS_BOT_URL_ALLOWLIST = [bots.url("ok").split("/")[2]]
+            sent = 0
+            for mallory in mallories:  # 7 people, at most 90 frames each: under each one's 100 in 10 s
+                table = await sync_to_async(service.create_table)(mallory, name=mallory.name)
+                socket = await open_from(table.pk, mallory, "198.51.100.66")
+                for n in range(min(90, 600 - sent)):
+                    url = f"http://10.{n % 250}.0.1/bot"
+                    refused = await socket.error({"type": "test_bot", "url": url, "dialect": "spec", "id": n})
+                    assert refused["code"] == "bot_url_refused", refused
+                sent += min(90, 600 - sent)
+            assert sent == 600 and sum(bots.requests.values()) == 0
+
+            emil_table = await sync_to_async(service.create_table)(emil, name="Emil's")
+            emil_socket = await open_from(emil_table.pk, emil, "203.0.113.9")
+            await emil_socket.send({"type": "add_remote_bot", "seat": 1, "url": bots.url("ok"), "name": "Bot"})
+            await emil_socket.state(lambda v: v["seats"][1]["kind"] == "remote")
+            await emil_socket.send({"type": "test_bot", "url": bots.url("ok"), "dialect": "spec"})
+            assert (await emil_socket.frame_of("bot_test"))["ok"]  # a real call out, not refused
+            assert sum(bots.requests.values()) >= 1
+    finally:
+        await close_all_clients()
+        await runner.stop()
