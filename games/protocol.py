@@ -352,7 +352,10 @@ def _declare_weis(content: dict[str, Any]) -> DeclareWeis:
             Action.weis(code)
         except InvalidActionError:
             raise _Refused(
-                ErrorCode.BAD_ACTION, gettext("not a Weis code: {value}").format(value=f"{code!r:.20}")
+                ErrorCode.BAD_ACTION,
+                gettext("not a Weis code (runs 100*length+top card, four of a kind 1000+rank): {value}").format(
+                    value=f"{code!r:.20}"
+                ),
             ) from None
     return DeclareWeis(weis=tuple(codes), **_move(content))
 
