@@ -1,6 +1,7 @@
 """Websocket consumers: thin glue between browsers and the service.
 
-Client messages are JSON objects with a ``type``. Every refusal is one reply
+Client messages are JSON objects with a ``type``, parsed once by ``games.protocol`` into typed
+messages; a handler gets the message, never raw JSON. Every refusal is one reply
 ``{"type": "error", "code": ..., "message": ...}`` and changes nothing. After
 every change each connection receives ``{"type": "state", "version": n,
 "view": ...}`` rendered for its own seat: no frame ever carries another
