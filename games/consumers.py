@@ -1,6 +1,7 @@
 """Websocket consumers: thin glue between browsers and the service.
 
-Client messages are JSON objects with a ``type``. Every refusal is one reply
+Client messages are JSON objects with a ``type``, parsed once by ``games.protocol`` into typed
+messages; a handler gets the message, never raw JSON. Every refusal is one reply
 ``{"type": "error", "code": ..., "message": ...}`` and changes nothing. After
 every change each connection receives ``{"type": "state", "version": n,
 "view": ...}`` rendered for its own seat: no frame ever carries another
@@ -16,7 +17,6 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict
 from types import SimpleNamespace
 from typing import Any
 
@@ -28,23 +28,49 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import access, bothooks, chat, limits, metrics, pings, service, snapshot, states
-from games.catalogue import DIALECTS, BotUrlError, Dialect, FaultKind
-from games.engine import CARD_CODES, Action, InvalidActionError
+from games import access, bothooks, chat, limits, metrics, pings, protocol, service, snapshot, states
+from games.catalogue import BotUrlError, FaultKind
 from games.errors import ErrorCode
 from games.identity import player_for_scope
 from games.models import LOBBY_GROUP, ChatMessage, Game, Player, Table, table_group
+from games.protocol import (
+    Abandon,
+    AbandonVote,
+    AddBot,
+    AddRemoteBot,
+    AnnounceStoeck,
+    Back,
+    Chat,
+    ChatHistory,
+    ChooseTrump,
+    DeclareWeis,
+    Join,
+    Leave,
+    Message,
+    Move,
+    Mute,
+    Ping,
+    PlayCard,
+    ProtocolError,
+    Ready,
+    Rematch,
+    RemoveBot,
+    Report,
+    Resync,
+    SetBotTimeout,
+    SetTurnClock,
+    Start,
+    TestBot,
+)
 from games.service import ServiceError
 
 log = logging.getLogger(__name__)
 
-MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
 # The close code of a server that stops: pages reconnect (through the balancer, to another server). The
 # protocol's own 1012 (service restart) is refused by daphne's websocket library, which lets a server send
 # only 1000 and 3000-4999.
 SERVICE_RESTART = 4012
 TOO_MANY_SOCKETS = 4429  # the person or address holds JASSWEB_SOCKETS_PER_* open sockets already
-MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)
 
 
 def scope_language(scope: Mapping[str, Any]) -> str:
@@ -58,53 +84,6 @@ def scope_language(scope: Mapping[str, Any]) -> str:
         META={"HTTP_ACCEPT_LANGUAGE": headers.get(b"accept-language", b"").decode("latin-1")},
     )
     return translation.get_language_from_request(request)  # type: ignore[arg-type]
-
-
-def _int_field(content: dict[str, Any], key: str) -> int:
-    value = content.get(key)
-    if type(value) is not int:
-        raise ServiceError(ErrorCode.BAD_MESSAGE, f"{content['type']!r} needs an integer {key!r}, got {value!r:.40}")
-    return value
-
-
-def _is_ref(value: Any) -> bool:
-    """Whether a request's ``id`` is one a reply may echo: a string or an integer."""
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def _nested_deeper_than(content: Any, limit: int) -> bool:
-    """True when lists and objects in a parsed frame nest more than ``limit`` levels (checked without recursion)."""
-    level = [(content, 1)]
-    while level:
-        value, depth = level.pop()
-        if isinstance(value, (list, dict)):
-            if depth > limit:
-                return True
-            level.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
-    return False
-
-
-def _encodable(content: Any) -> bool:
-    """False when a parsed frame holds a lone surrogate (``"\\ud800"``), which no database or page can store."""
-    try:
-        json.dumps(content, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _text_field(content: dict[str, Any], key: str) -> str:
-    value = content.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ServiceError(ErrorCode.BAD_MESSAGE, f"{content['type']!r} needs a text {key!r}")
-    return value
-
-
-def _card_field(content: dict[str, Any], kind: str) -> str:
-    card = content.get("card")
-    if not isinstance(card, str) or card not in CARD_CODES:
-        raise ServiceError(ErrorCode.BAD_ACTION, f"'{kind}' needs a card code like 'HA' in 'card', got {card!r:.20}")
-    return card
 
 
 async def _guard(url: str) -> None:
@@ -205,14 +184,15 @@ def scope_path(scope: Mapping[str, Any]) -> str:
 
 
 class FrameConsumer(NoDatabaseDispatch):
-    """A socket whose frames are requests: each one checked, then handled by ``HANDLERS[type]``.
+    """A socket whose frames are requests: each parsed once (``protocol.parse``), then handled by
+    ``HANDLERS[type(message)]``.
 
     No malformed frame can break the connection: every way a frame can be wrong gets its
     own refusal, and a handler's ``ServiceError`` becomes the one ``error`` reply. Set
     ``player_id``, ``address`` and ``language`` in ``connect``.
     """
 
-    HANDLERS: dict[str, Callable[[Any, dict[str, Any]], Awaitable[None]]] = {}
+    HANDLERS: dict[type[Message], Callable[[Any, Any], Awaitable[None]]] = {}
     player_id: int | None = None
     address = ""
     probe: asyncio.Task[None] | None = None  # a running bot test (``test_bot``)
@@ -227,88 +207,41 @@ class FrameConsumer(NoDatabaseDispatch):
             await self._receive(text_data)
 
     async def _receive(self, text_data: str | None) -> None:
-        """Parse a frame ourselves so that no malformed frame can break the connection.
-
-        A frame that is no JSON object cannot name its request: its error carries no ``id``.
-        (Under daphne a frame above ``MAX_FRAME`` bytes never gets here: ``jassweb.websocket``
-        closes the socket with 1009 first.)
-        """
+        """Count a frame against its sender's budget, parse it (``protocol.parse``) and handle the message."""
         refused = await _over_message_budget(self.player_id, self.address)
         if refused is not None:
             await self.send_error(refused.code, refused.message)
             return
-        if text_data is None:
-            await self.send_error(ErrorCode.BAD_FRAME, "send JSON text frames, not binary ones")
+        message = protocol.parse(text_data, self.HANDLERS)
+        if isinstance(message, ProtocolError):
+            await self.send_error(message.code, message.message, message.ref)
             return
-        if len(text_data) > MAX_FRAME // 4 and len(text_data.encode()) > MAX_FRAME:
-            await self.send_error(ErrorCode.BAD_FRAME, f"a message is at most {MAX_FRAME} bytes")
-            return
-        try:
-            content = json.loads(text_data)
-        except RecursionError:
-            await self.send_error(ErrorCode.BAD_JSON, "not JSON we read: nested too deeply")
-            return
-        except ValueError as exc:
-            await self.send_error(ErrorCode.BAD_JSON, f"not JSON: {exc}")
-            return
-        if _nested_deeper_than(content, MAX_DEPTH):  # no message needs it; repr and json.dumps would recurse
-            await self.send_error(
-                ErrorCode.BAD_JSON, f"not JSON we read: nested too deeply (at most {MAX_DEPTH} levels)"
-            )
-            return
-        if "\\u" in text_data and not _encodable(content):
-            await self.send_error(
-                ErrorCode.BAD_JSON, "not JSON we read: it escapes a lone surrogate, which is no character"
-            )
-            return
-        await self.receive_json(content)
+        await self.handle(message)
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        ref = content.get("id") if isinstance(content, dict) else None
-        ref = ref if _is_ref(ref) else None
+    async def handle(self, message: Message) -> None:
+        """Handle one message with ``HANDLERS[type(message)]``; a ``ServiceError`` becomes the ``error`` reply."""
         try:
-            if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-                raise ServiceError(ErrorCode.BAD_MESSAGE, "a message is a JSON object with a string 'type'")
-            handler = self.HANDLERS.get(content["type"])
-            if handler is None:
-                known = ", ".join(sorted(self.HANDLERS))
-                raise ServiceError(
-                    ErrorCode.UNKNOWN_TYPE, f"unknown message type {content['type']!r:.40}; known: {known}"
-                )
-            await handler(self, content)
+            await self.HANDLERS[type(message)](self, message)
         except ServiceError as exc:
-            await self.send_error(exc.code, exc.message, ref)
+            await self.send_error(exc.code, exc.message, message.ref)
         except Exception:
-            log.exception(
-                "%s: message of type %.40r failed",
-                self.describe(),
-                content.get("type") if isinstance(content, dict) else None,
-            )
+            log.exception("%s: message of type %.40r failed", self.describe(), message.TYPE)
             await self.send_error(
-                ErrorCode.SERVER_ERROR, gettext("something went wrong on our side; nothing was changed"), ref
+                ErrorCode.SERVER_ERROR, gettext("something went wrong on our side; nothing was changed"), message.ref
             )
 
-    async def send_error(self, code: str, message: str, ref: str | int | None = None) -> None:
+    async def send_error(self, code: str, message: str, ref: protocol.Ref = None) -> None:
         """The one refusal reply; it echoes the request's ``id`` (``ref``), if it had one."""
-        reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
-        if ref is not None:
-            reply["id"] = ref
-        await self.send_json(reply)
+        await self.send_json(protocol.error(code, message, ref))
 
-    async def test_bot(self, content: dict[str, Any], timeout: float) -> None:
-        """Probe the bot a ``test_bot`` frame names (``url``, ``dialect``, ``seat``) beside the connection: one
-        test at a time, counted against the limits on outbound calls; the answer is a ``bot_test`` frame."""
-        url, dialect = _text_field(content, "url"), content.get("dialect", Dialect.AUTO)
-        if dialect not in DIALECTS:
-            raise ServiceError(ErrorCode.BAD_MESSAGE, f"'dialect' is one of {', '.join(DIALECTS)}")
-        seat = _int_field(content, "seat") if "seat" in content else 2  # the seat the bot is invited to
-        if not 0 <= seat <= 3:
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'seat' is 0 (North) to 3 (West)")
+    async def test_bot(self, message: TestBot, timeout: float) -> None:
+        """Probe the bot a ``test_bot`` message names beside the connection: one test at a time, counted
+        against the limits on outbound calls; the answer is a ``bot_test`` frame."""
         if self.probe is not None and not self.probe.done():
             raise ServiceError(ErrorCode.BUSY, gettext("a bot test is still running; wait for its answer"))
-        await _guard(url)
+        await _guard(message.url)
         await self._count_bot_call()
-        self.probe = asyncio.create_task(self._probe(url, dialect, timeout, seat, content.get("id")))
+        self.probe = asyncio.create_task(self._probe(message, timeout))
 
     async def _count_bot_call(self) -> list[str]:
         """A bot test or invitation makes this server call out: limited per person, per address and for the
@@ -321,19 +254,16 @@ class FrameConsumer(NoDatabaseDispatch):
         except limits.Limited as exc:
             raise ServiceError(exc.code, exc.message) from None
 
-    async def _probe(self, url: str, dialect: str, timeout: float, seat: int, ref: object) -> None:
+    async def _probe(self, message: TestBot, timeout: float) -> None:
         try:
-            result = await bothooks.probe_bot(url, dialect, timeout, seat)
-            await self.send_json({"type": "bot_test", "id": ref, **asdict(result)})
+            result = await bothooks.probe_bot(message.url, message.dialect, timeout, message.seat)
+            await self.send_json(protocol.bot_test(message.ref, result))
         except Exception:
-            log.exception("%s: testing bot %s failed", self.describe(), url)
-            await self.send_json(
-                {"type": "error", "id": ref, "code": ErrorCode.SERVER_ERROR, "message": "the test failed"}
-            )
+            log.exception("%s: testing bot %s failed", self.describe(), message.url)
+            await self.send_error(ErrorCode.SERVER_ERROR, gettext("the test failed"), message.ref)
 
-    async def on_ping(self, content: dict[str, Any]) -> None:
-        ref = content.get("id")
-        await self.send_json({"type": "pong", "id": ref if _is_ref(ref) else None})
+    async def on_ping(self, message: Ping) -> None:
+        await self.send_json(protocol.pong(message.ref))
 
 
 class TableConsumer(FrameConsumer):
@@ -404,41 +334,31 @@ class TableConsumer(FrameConsumer):
         assert self.player is not None
         return self.player
 
-    async def on_join(self, content: dict[str, Any]) -> None:
+    async def on_join(self, message: Join) -> None:
         player = self._person()
-        await database_sync_to_async(service.take_seat)(self.table_id, _int_field(content, "seat"), player)
+        await database_sync_to_async(service.take_seat)(self.table_id, message.seat, player)
 
-    async def on_leave(self, content: dict[str, Any]) -> None:
+    async def on_leave(self, message: Leave) -> None:
         player = self._person()
         await database_sync_to_async(service.leave_seat)(self.table_id, player)
 
-    async def on_add_bot(self, content: dict[str, Any]) -> None:
-        bot = content.get("bot")
-        if not isinstance(bot, str):
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'add_bot' needs a bot name in 'bot'")
-        await database_sync_to_async(service.set_bot)(self.table_id, _int_field(content, "seat"), bot, self._actor())
+    async def on_add_bot(self, message: AddBot) -> None:
+        await database_sync_to_async(service.set_bot)(self.table_id, message.seat, message.bot, self._actor())
 
-    async def on_add_remote_bot(self, content: dict[str, Any]) -> None:
+    async def on_add_remote_bot(self, message: AddRemoteBot) -> None:
         """Seat an HSLU bot by URL; its address is checked first, so nothing is sent to a refused one."""
-        url, name, dialect = (
-            _text_field(content, "url"),
-            content.get("name") or "",
-            content.get("dialect", Dialect.AUTO),
-        )
-        if not isinstance(name, str) or not isinstance(dialect, str):
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'add_remote_bot' takes text 'url', 'name' and 'dialect'")
         actor = self._actor()
-        await _guard(url)
+        await _guard(message.url)
         counted = await self._count_bot_call()
         try:
             await database_sync_to_async(service.set_remote_bot)(
-                self.table_id, _int_field(content, "seat"), url, name, dialect, actor
+                self.table_id, message.seat, message.url, message.name, message.dialect, actor
             )
         except ServiceError:  # not seated (not allowed, the seat taken): this bot is never called
             await asyncio.to_thread(limits.give_back, counted)
             raise
 
-    async def on_test_bot(self, content: dict[str, Any]) -> None:
+    async def on_test_bot(self, message: TestBot) -> None:
         """Send a bot a real trump request and report its answer, dialect and latency (seats nothing).
 
         Only those who may seat bots may test them, one test at a time and within the limits on
@@ -449,34 +369,29 @@ class TableConsumer(FrameConsumer):
                 ErrorCode.NOT_ALLOWED, gettext("only the table's creator or a seated player can test bots")
             )
         timeout = await database_sync_to_async(_table_timeout)(self.table_id)
-        await self.test_bot(content, timeout)
+        await self.test_bot(message, timeout)
 
-    async def on_set_bot_timeout(self, content: dict[str, Any]) -> None:
-        seconds = _int_field(content, "seconds")
-        await database_sync_to_async(service.set_bot_timeout)(self.table_id, seconds, self._actor())
+    async def on_set_bot_timeout(self, message: SetBotTimeout) -> None:
+        await database_sync_to_async(service.set_bot_timeout)(self.table_id, message.seconds, self._actor())
 
-    async def on_remove_bot(self, content: dict[str, Any]) -> None:
-        await database_sync_to_async(service.clear_seat)(self.table_id, _int_field(content, "seat"), self._actor())
+    async def on_remove_bot(self, message: RemoveBot) -> None:
+        await database_sync_to_async(service.clear_seat)(self.table_id, message.seat, self._actor())
 
-    async def on_start(self, content: dict[str, Any]) -> None:
+    async def on_start(self, message: Start) -> None:
         await database_sync_to_async(service.start_game)(self.table_id, self._actor())
 
-    async def on_abandon(self, content: dict[str, Any]) -> None:
+    async def on_abandon(self, message: Abandon) -> None:
         """Abandon the game, or ask the other people in it to agree (``service.abandon_game``)."""
         await database_sync_to_async(service.abandon_game)(self.table_id, self._actor())
 
-    async def on_abandon_vote(self, content: dict[str, Any]) -> None:
+    async def on_abandon_vote(self, message: AbandonVote) -> None:
         """Answer a request to abandon the game: ``{"type": "abandon_vote", "agree": true}``."""
-        agree = content.get("agree")
-        if type(agree) is not bool:
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'abandon_vote' needs 'agree': true or false")
         player = self._person()
-        await database_sync_to_async(service.answer_abandon)(self.table_id, player, agree)
+        await database_sync_to_async(service.answer_abandon)(self.table_id, player, message.agree)
 
-    async def _move(self, content: dict[str, Any], action: Action | list[Action]) -> None:
-        """A person's move (or moves in a row), for the seat this connection's view says they play (the
-        service checks it)."""
-        seq = _int_field(content, "seq")
+    async def on_move(self, message: Move) -> None:
+        """A person's move (or moves in a row: Stöck with its card, several Weis), for the seat this
+        connection's view says they play (the service checks it)."""
         if self.player is None:
             raise ServiceError(
                 ErrorCode.NOT_SEATED, gettext("you have no seat here: choose a nickname or sign in, then take a seat")
@@ -488,95 +403,61 @@ class TableConsumer(FrameConsumer):
         seat = next((i for i, p in enumerate(meta["players"]) if p == self.player_id), None)
         if seat is None:
             raise ServiceError(ErrorCode.NOT_SEATED, gettext("you do not play in this game"))
-        if "seat" in content and content["seat"] != seat:
-            raise ServiceError(ErrorCode.NOT_YOUR_SEAT, f"you play seat {seat}, not {content['seat']!r:.10}")
+        if message.seat is not None and message.seat != seat:
+            raise ServiceError(
+                ErrorCode.NOT_YOUR_SEAT,
+                gettext("you play seat {seat}, not {asked}").format(seat=seat, asked=message.seat),
+            )
+        action = message.actions()
         if isinstance(action, list):
             await database_sync_to_async(service.submit_moves)(
-                meta["id"], seat, action, actor=actor, expected_seq=seq, table_id=self.table_id
+                meta["id"], seat, action, actor=actor, expected_seq=message.seq, table_id=self.table_id
             )
             return
         await database_sync_to_async(service.submit)(
-            meta["id"], seat, action, actor=actor, expected_seq=seq, table_id=self.table_id
+            meta["id"], seat, action, actor=actor, expected_seq=message.seq, table_id=self.table_id
         )
 
-    async def on_back(self, content: dict[str, Any]) -> None:
+    async def on_back(self, message: Back) -> None:
         """*I'm back*: play your seat again after your stand-in bot played for you."""
         player = self._person()
         await database_sync_to_async(service.back_to_seat)(self.table_id, player)
 
-    async def on_ready(self, content: dict[str, Any]) -> None:
+    async def on_ready(self, message: Ready) -> None:
         """*Continue* on a round's summary: this person is ready for the next deal."""
         player = self._person()
-        await database_sync_to_async(service.mark_ready)(self.table_id, player, _int_field(content, "round"))
+        await database_sync_to_async(service.mark_ready)(self.table_id, player, message.round)
 
-    async def on_set_turn_clock(self, content: dict[str, Any]) -> None:
-        bot = content.get("bot", "rules")
-        if not isinstance(bot, str):
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'set_turn_clock' takes a stand-in bot name in 'bot'")
-        seconds = _int_field(content, "seconds")
-        pause = _int_field(content, "round_pause") if "round_pause" in content else None
-        await database_sync_to_async(service.set_turn_clock)(self.table_id, seconds, bot, self._actor(), pause)
+    async def on_set_turn_clock(self, message: SetTurnClock) -> None:
+        await database_sync_to_async(service.set_turn_clock)(
+            self.table_id, message.seconds, message.bot, self._actor(), message.round_pause
+        )
 
-    async def on_choose_trump(self, content: dict[str, Any]) -> None:
-        try:
-            action = Action.trump(_int_field(content, "trump"))
-        except InvalidActionError as exc:
-            raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
-        await self._move(content, action)
-
-    async def on_play_card(self, content: dict[str, Any]) -> None:
-        card = _card_field(content, "play_card")
-        stoeck = content.get("stoeck", False)
-        if not isinstance(stoeck, bool):
-            raise ServiceError(
-                ErrorCode.BAD_ACTION, f"'stoeck' is true (Stöck with this card) or false, got {stoeck!r:.20}"
-            )
-        await self._move(content, [Action.stoeck(card), Action.card(card)] if stoeck else Action.card(card))
-
-    async def on_announce_stoeck(self, content: dict[str, Any]) -> None:
-        """Stöck, said before the card they come with (which must then be played)."""
-        await self._move(content, Action.stoeck(_card_field(content, "announce_stoeck")))
-
-    async def on_declare_weis(self, content: dict[str, Any]) -> None:
-        """One tap declares one or more Weis (codes as the table offers them), before one's first card."""
-        codes = content.get("weis")
-        if not isinstance(codes, list) or not 1 <= len(codes) <= 9:
-            raise ServiceError(ErrorCode.BAD_ACTION, "'declare_weis' needs a list of one to nine Weis codes in 'weis'")
-        try:
-            actions = [Action.weis(code) for code in codes]
-        except InvalidActionError as exc:
-            raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
-        await self._move(content, actions)
-
-    async def on_rematch(self, content: dict[str, Any]) -> None:
+    async def on_rematch(self, message: Rematch) -> None:
         """*Play again*: ``{"type": "rematch", "accept": true}`` offers or accepts, ``false`` refuses."""
         player = self._person()
-        await database_sync_to_async(service.rematch)(self.table_id, player, content.get("accept"))
+        await database_sync_to_async(service.rematch)(self.table_id, player, message.accept)
 
     # -- chat ---------------------------------------------------------------
 
-    async def on_chat(self, content: dict[str, Any]) -> None:
+    async def on_chat(self, message: Chat) -> None:
         """Say something at the table: ``{"type": "chat", "text": …}`` or a quick ``{"phrase": "thanks"}``."""
-        if "text" in content and "phrase" in content:
-            raise ServiceError(ErrorCode.BAD_MESSAGE, "'chat' takes 'text' or 'phrase', not both")
-        await database_sync_to_async(chat.say)(self.table_id, self.player, content.get("text"), content.get("phrase"))
+        await database_sync_to_async(chat.say)(self.table_id, self.player, message.text, message.phrase)
 
-    async def on_mute(self, content: dict[str, Any]) -> None:
+    async def on_mute(self, message: Mute) -> None:
         """Mute a person's messages for yourself: ``{"type": "mute", "player": id, "muted": true}``."""
-        self.muted = await database_sync_to_async(chat.set_mute)(
-            self.player, content.get("player"), content.get("muted")
-        )
-        await self.send_json({"type": "muted", "players": sorted(self.muted)})
+        self.muted = await database_sync_to_async(chat.set_mute)(self.player, message.player, message.muted)
+        await self.send_json(protocol.muted(self.muted))
 
-    async def on_chat_history(self, content: dict[str, Any]) -> None:
+    async def on_chat_history(self, message: ChatHistory) -> None:
         """The last messages this connection may read (a page asks once its chat is shown)."""
         room, said = await database_sync_to_async(chat.history)(self.table_id, self.player_id)
-        await self.send_json({"type": "chat_history", "room": room, "messages": said})
+        await self.send_json(protocol.chat_history(room, said))
 
-    async def on_report(self, content: dict[str, Any]) -> None:
+    async def on_report(self, message: Report) -> None:
         """Report a message to the moderators: ``{"type": "report", "message": id}``."""
-        await database_sync_to_async(chat.report)(self.player, self.table_id, content.get("message"))
-        await self.send_json({"type": "reported", "message": content.get("message")})
+        await database_sync_to_async(chat.report)(self.player, self.table_id, message.message)
+        await self.send_json(protocol.reported(message.message))
 
     def _chat_room(self) -> str:
         """The room this connection reads: the players' if its person sits here or plays the game (from the view)."""
@@ -589,52 +470,51 @@ class TableConsumer(FrameConsumer):
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         """A message said at this table: sent on unless this reader may not read it or muted its speaker."""
-        message = event["message"]
-        if message["player"] in self.muted or not chat.readable(message["room"], self._chat_room()):
+        said = event["message"]
+        if said["player"] in self.muted or not chat.readable(said["room"], self._chat_room()):
             return
-        await self.send_json({"type": "chat", **message})
+        await self.send_json(protocol.chat(said))
 
     async def table_chat_hidden(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "chat_hidden", "message": event["message"]})
+        await self.send_json(protocol.chat_hidden(event["message"]))
 
-    async def on_resync(self, content: dict[str, Any]) -> None:
+    async def on_resync(self, message: Resync) -> None:
         await self.resync()
 
-    async def on_ping(self, content: dict[str, Any]) -> None:
+    async def on_ping(self, message: Ping) -> None:
         """A page's keep-alive, with the number of the last event it saw (``version``): if the table has had a
         later one, that event was lost on its way (a Redis outage), and the table is sent afresh first."""
-        seen = content.get("version")
-        if type(seen) is int:
+        if message.version is not None:
             latest = await pings.latest_versions.of(self.table_id)
-            if latest is not None and latest > min(seen, self.version):
+            if latest is not None and latest > min(message.version, self.version):
                 await self.resync()
-        await FrameConsumer.on_ping(self, content)
+        await FrameConsumer.on_ping(self, message)
 
     HANDLERS = {
-        "join": on_join,
-        "leave": on_leave,
-        "add_bot": on_add_bot,
-        "remove_bot": on_remove_bot,
-        "add_remote_bot": on_add_remote_bot,
-        "test_bot": on_test_bot,
-        "set_bot_timeout": on_set_bot_timeout,
-        "start": on_start,
-        "abandon": on_abandon,
-        "abandon_vote": on_abandon_vote,
-        "choose_trump": on_choose_trump,
-        "play_card": on_play_card,
-        "declare_weis": on_declare_weis,
-        "announce_stoeck": on_announce_stoeck,
-        "resync": on_resync,
-        "ping": on_ping,
-        "back": on_back,
-        "ready": on_ready,
-        "set_turn_clock": on_set_turn_clock,
-        "rematch": on_rematch,
-        "chat": on_chat,
-        "chat_history": on_chat_history,
-        "mute": on_mute,
-        "report": on_report,
+        Join: on_join,
+        Leave: on_leave,
+        AddBot: on_add_bot,
+        RemoveBot: on_remove_bot,
+        AddRemoteBot: on_add_remote_bot,
+        TestBot: on_test_bot,
+        SetBotTimeout: on_set_bot_timeout,
+        Start: on_start,
+        Abandon: on_abandon,
+        AbandonVote: on_abandon_vote,
+        ChooseTrump: on_move,
+        PlayCard: on_move,
+        DeclareWeis: on_move,
+        AnnounceStoeck: on_move,
+        Resync: on_resync,
+        Ping: on_ping,
+        Back: on_back,
+        Ready: on_ready,
+        SetTurnClock: on_set_turn_clock,
+        Rematch: on_rematch,
+        Chat: on_chat,
+        ChatHistory: on_chat_history,
+        Mute: on_mute,
+        Report: on_report,
     }
 
     # -- outgoing -------------------------------------------------------------
@@ -643,7 +523,7 @@ class TableConsumer(FrameConsumer):
         """Send this connection a fresh state read from the database (connect, resync, a missed event)."""
         public = await database_sync_to_async(snapshot.load_public)(self.table_id)
         if public is None:
-            await self.send_error(ErrorCode.NO_TABLE, "this table no longer exists")
+            await self.send_error(ErrorCode.NO_TABLE, gettext("this table no longer exists"))
             await self.close(code=4404)
             return
         self.public = public
@@ -675,7 +555,7 @@ class TableConsumer(FrameConsumer):
         meta = public.game_meta
         if meta is not None and self.player_id is not None and self.player_id in meta["players"]:
             state = await self._state(meta, move)
-        await self.send(text_data=snapshot.render(public, self.player_id, self.player_name, state))
+        await self.send(text_data=protocol.state(public, self.player_id, self.player_name, state))
 
     async def _state(self, meta: dict[str, Any], move: list[int] | None):
         """The engine state the view shows: this process holds it, or moves it on, or reads it."""
@@ -754,7 +634,7 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         _lobby_watchers.add(self)
         metrics.socket_opened("lobby")
         tables = await database_sync_to_async(snapshot.lobby_tables)(self.player)
-        await self.send_json({"type": "tables", "tables": tables})
+        await self.send_json(protocol.tables(tables))
         bothooks.driver().ensure_started()
 
     async def disconnect(self, code: int) -> None:
@@ -767,9 +647,8 @@ class LobbyConsumer(NoDatabaseDispatch, AsyncJsonWebsocketConsumer):
         """The lobby reads nothing; a message is answered once, within the sender's message budget."""
         if await _over_message_budget(self.player.pk if self.player else None, self.address) is not None:
             return  # a flood gets no answers
-        await self.send_json(
-            {"type": "error", "code": ErrorCode.READ_ONLY, "message": "the lobby only sends table lists"}
-        )
+        with translation.override(scope_language(self.scope)):
+            await self.send_json(protocol.error(ErrorCode.READ_ONLY, gettext("the lobby only sends table lists")))
 
     async def lobby_event(self, event: dict[str, Any]) -> None:
         _lobby_render.request()
@@ -829,10 +708,10 @@ class LobbyRender:
             return
         viewers = {w.player.pk for w in watchers if w.player is not None}
         public, personal = await database_sync_to_async(snapshot.lobby_lists)(viewers)
-        shared = json.dumps({"type": "tables", "tables": public})
+        shared = json.dumps(protocol.tables(public))
         for watcher in watchers:
             mine = personal.get(watcher.player.pk) if watcher.player is not None else None
-            text = shared if mine is None else json.dumps({"type": "tables", "tables": mine})
+            text = shared if mine is None else json.dumps(protocol.tables(mine))
             try:
                 await watcher.send(text_data=text)
             except Exception:  # one watcher's failure must not keep the list from the others

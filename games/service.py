@@ -658,7 +658,10 @@ def submit(
             raise ServiceError(ErrorCode.NO_TABLE, gettext("there is no table {number}").format(number=table_id))
         game = fastpath.read_game(game_id)
         if game is None or game.table_id != table_id:
-            raise ServiceError(ErrorCode.NO_GAME, f"there is no game {game_id} at table {table_id}")
+            raise ServiceError(
+                ErrorCode.NO_GAME,
+                gettext("there is no game {number} at table {table}").format(number=game_id, table=table_id),
+            )
         if game.status != Game.RUNNING:
             raise ServiceError(ErrorCode.GAME_OVER, f"game {game_id} is {game.status}")
         _check_fresh(expected_seq, game.action_count)
@@ -696,20 +699,13 @@ def submit(
             oplog.game_finished(game, seats)
             signals.send_in_transaction(signals.game_ended, game=game)
             managed_by = Table.objects.filter(pk=table_id).values_list("managed_by", flat=True).first() or ""
-        game_json = snapshot._dumps(snapshot.game_part(game, after, seats, snapshot.game_faults(game, seats)))
         if after.over:
             reason, ended = "finished", after.round_index
         elif len(after.rounds) > len(state.rounds):
             reason, ended = "round_over", state.round_index
         else:
             reason, ended = "action", None
-        watchers = {
-            "type": "table.move",
-            "version": version,
-            "game_json": game_json,
-            "game_meta": snapshot.game_meta(game, seats),
-            "move": [seq, seat, action.code],
-        }
+        watchers = snapshot.move_message(version, game, after, seats, [seq, seat, action.code])
         change = Change(table_id, game.pk, reason, version, ended, seq + 1, (seat, action.code), game.seed, game.driver)
 
         def committed() -> None:
@@ -977,15 +973,13 @@ def open_rematch(table: Table) -> dict[str, Any] | None:
     return vote if vote["until"] > timezone.now().timestamp() * 1000 else None
 
 
-def rematch(table_id: int, player: Player, accept: object) -> Game | None:
+def rematch(table_id: int, player: Player, accept: bool) -> Game | None:
     """*Play again* after a game: the first to press offers it to the others seated, who accept or refuse.
 
     The same four seats play the next game as soon as every person seated accepted within
     ``JASSWEB_REMATCH_SECONDS`` (bots always accept); the deal moves on from where the last game
     ended. One refusal, or the time running out, and nothing starts. Returns the new game, if it started.
     """
-    if type(accept) is not bool:
-        raise ServiceError(ErrorCode.BAD_MESSAGE, "'rematch' needs 'accept': true or false")
     with transaction.atomic():
         table = _lock_table(table_id)
         if table.managed_by:

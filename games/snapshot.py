@@ -539,6 +539,18 @@ class Public:
         return Public(version, self.table_json, self.meta, game_json, game_meta)
 
 
+def move_message(version: int, game: Game, state: GameState, seats, move: list[int]) -> dict[str, Any]:
+    """A move as a channel-layer event: the game part after it (the table part is unchanged) and the move
+    ``[seq, seat, code]``, with which a socket's process brings the state it holds up to date."""
+    return {
+        "type": "table.move",
+        "version": version,
+        "game_json": _dumps(game_part(game, state, seats, game_faults(game, seats))),
+        "game_meta": game_meta(game, seats),
+        "move": move,
+    }
+
+
 def build_public(table: Table, seats: list[Seat], online: list[int], game: Game | None, game_seats, state) -> Public:
     part = table_part(table, seats, online)
     if game is None:

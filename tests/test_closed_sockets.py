@@ -19,6 +19,7 @@ import websockets
 from autobahn.exception import Disconnected
 
 from games.consumers import FrameConsumer
+from games.protocol import Ping
 from tests.hostile_helpers import production_server
 from tests.server_helpers import wait_for
 from tests.ws_helpers import guest_cookies
@@ -67,7 +68,7 @@ async def hit_and_run_all(base: str, table_id: int, cookies: dict[str, str]) -> 
 class Answering(FrameConsumer):
     """The frame handling every socket of the site shares (tables, lobby, tournaments)."""
 
-    HANDLERS = {"ping": FrameConsumer.on_ping}
+    HANDLERS = {Ping: FrameConsumer.on_ping}
 
 
 @pytest.mark.django_db  # the message budget's shared count lives in the cache, the database's in tests

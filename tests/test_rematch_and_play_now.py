@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from bots.runner import play_bot_turns
-from games import history, service
+from games import history, protocol, service
 from games.errors import ErrorCode
 from games.models import Competitor, Game, Player, Seat, Table
 from tests.table_helpers import make_players, make_table, start
@@ -81,7 +81,8 @@ def test_alone_with_bots_playing_again_starts_at_once_and_strangers_and_tourname
     table, first, (nora,) = finished_game(people=1)
     stranger = make_players(("Mallory",))[0]
     refused(ErrorCode.NOT_SEATED, service.rematch, table.pk, stranger, True)
-    refused(ErrorCode.BAD_MESSAGE, service.rematch, table.pk, nora, "yes")
+    answer = protocol.parse('{"type": "rematch", "accept": "yes"}')  # a frame's shape is the protocol's
+    assert isinstance(answer, protocol.ProtocolError) and answer.code == ErrorCode.BAD_MESSAGE
     second = service.rematch(table.pk, nora, True)
     assert second is not None and second.previous_id == first.pk
     refused(ErrorCode.GAME_RUNNING, service.rematch, table.pk, nora, True)

@@ -17,6 +17,7 @@ from channels.testing import WebsocketCommunicator
 from games import consumers
 from games.consumers import TOO_MANY_SOCKETS, FrameConsumer
 from games.models import Player
+from games.protocol import Resync
 from tests.table_helpers import make_table
 from tests.ws_helpers import ORIGIN, Client, session_cookie
 
@@ -78,20 +79,20 @@ class Stuck(FrameConsumer):
         if await self.admit_socket(None, self.address):
             await self.accept()
 
-    async def on_wait(self, content: dict) -> None:
+    async def on_wait(self, message: Resync) -> None:
         Stuck.stuck.set()
         await asyncio.Event().wait()
 
     async def disconnect(self, code: int) -> None:
         Stuck.cleaned += 1
 
-    HANDLERS = {"wait": on_wait}
+    HANDLERS = {Resync: on_wait}
 
 
 def test_a_consumer_daphne_gives_up_on_is_cleaned_up_and_uncounted():
     async def scenario() -> None:
         incoming: asyncio.Queue = asyncio.Queue()
-        for message in ({"type": "websocket.connect"}, {"type": "websocket.receive", "text": '{"type": "wait"}'}):
+        for message in ({"type": "websocket.connect"}, {"type": "websocket.receive", "text": '{"type": "resync"}'}):
             incoming.put_nowait(message)
 
         async def send(message: Any) -> None:

@@ -11,17 +11,18 @@ page makes is a bot test (``test_bot``), as on a table's page.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.utils import translation
+from django.utils.translation import gettext
 
-from games import bothooks, limits
+from games import bothooks, limits, protocol
 from games.consumers import FrameConsumer, scope_language
 from games.errors import ErrorCode
 from games.identity import player_for_scope
+from games.protocol import Ping, Resync, TestBot
 from games.service import ServiceError
 from tournaments.models import Tournament
 from tournaments.service import tournament_group
@@ -87,25 +88,25 @@ class TournamentConsumer(FrameConsumer):
         if version <= self.version:
             return
         self.version = version
-        await self.send(text_data=json.dumps({"type": "live", "version": version, "status": status, "html": html}))
+        await self.send_json(protocol.live(version, status, html))
 
     async def tournament_event(self, event: dict[str, Any]) -> None:
         if event["version"] > self.version:
             _renders.request(self.tournament_id)
 
-    async def on_test_bot(self, content: dict[str, Any]) -> None:
+    async def on_test_bot(self, message: TestBot) -> None:
         """Test an HSLU bot before registering it (a person may: the same test as a table's)."""
         if self.player_id is None:
-            raise ServiceError(ErrorCode.NO_IDENTITY, "choose a nickname or sign in first")
-        await self.test_bot(content, await database_sync_to_async(_timeout)(self.tournament_id))
+            raise ServiceError(ErrorCode.NO_IDENTITY, gettext("choose a nickname or sign in first"))
+        await self.test_bot(message, await database_sync_to_async(_timeout)(self.tournament_id))
 
-    async def on_resync(self, content: dict[str, Any]) -> None:
+    async def on_resync(self, message: Resync) -> None:
         self.version = -1
         rendered = await database_sync_to_async(_render)(self.tournament_id, self.language)
         if rendered is not None:
             await self.send_live(*rendered)
 
-    HANDLERS = {"test_bot": on_test_bot, "resync": on_resync, "ping": FrameConsumer.on_ping}
+    HANDLERS = {TestBot: on_test_bot, Resync: on_resync, Ping: FrameConsumer.on_ping}
 
 
 _watchers: dict[int, set[TournamentConsumer]] = {}
