@@ -7,7 +7,7 @@ import { game, gameWho, running, whoInText } from "./people.js";
 import { store } from "./store.js";
 import { ui } from "./ui.js";
 
-/** A request to abandon the game: the others agree or refuse; everyone sees who answered. */
+/** The request, who agreed and who is still asked, with Agree and Refuse for those asked; hidden when it lapses. */
 export function renderVote() {
   const vote = running() ? game().abandon_vote : null;
   const left = vote ? vote.until - store.now() : 0;

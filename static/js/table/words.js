@@ -6,10 +6,12 @@ import { gettext, interpolate, ngettext } from "../i18n.js";
 import { mySeat, teamLabel, viewerTeam, whoInText } from "./people.js";
 import { store } from "./store.js";
 
+/** A refusal from the server as a sentence: a capital first, a full stop last. */
 export function humanize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".") : gettext("Refused.");
 }
 
+/** The table's kind of game in a line: "Fair · 8 rounds · Weis & Stöck". */
 export function lengthText() {
   const t = store.view.table;
   const length = t.mode === "fair"
@@ -19,6 +21,7 @@ export function lengthText() {
   return t.multipliers ? `${weis} · ${gettext("multipliers")}` : weis;
 }
 
+/** The round being played: "Round 3 of 8", and whose hands it deals again. */
 export function roundText(g) {
   const text = g.mode === "fair"
     ? interpolate(gettext("Round %(round)s of %(count)s"), { round: g.round, count: g.round_count }, true)
