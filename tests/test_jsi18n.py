@@ -20,7 +20,7 @@ from jassweb.jsi18n import CATALOGUE_SECONDS, catalogue_version
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("de", "fr", "it")
-JS = sorted((ROOT / "static" / "js").glob("*.js"))
+JS = sorted((ROOT / "static" / "js").rglob("*.js"))
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +78,7 @@ def po_path(language: str) -> Path:
 
 
 def js_messages() -> set[tuple[str | None, str, str | None]]:
-    """Every (context, msgid, plural) that static/js/*.js passes to the translation functions."""
+    """Every (context, msgid, plural) that static/js/**/*.js passes to the translation functions."""
     string = r'"((?:[^"\\]|\\.)*)"'
     found: set[tuple[str | None, str, str | None]] = set()
     for path in JS:

@@ -2,11 +2,11 @@
 // The server sends the whole game once (games/replay.py); a position is (round, card) and lives in the URL.
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
-import { postForm } from "./csrf.js";
 import { botName, h, jsonFromScript, playerName as displayName, SEAT_NAMES } from "./dom.js";
 import { faultKindText } from "./faults.js";
-import { formatPercent, gettext, interpolate, pgettext } from "./i18n.js";
-import { weisKind } from "./weis.js";
+import { gettext, interpolate } from "./i18n.js";
+import { Analysis, MARK_TEXT, MARK_WORDS } from "./replay/analysis.js";
+import { chatPanel, weisPanel } from "./replay/said.js";
 
 const data = jsonFromScript("replay-data");
 const PHRASES = jsonFromScript("chat-phrases") || {}; // quick phrases in the reader's language, by key
@@ -33,6 +33,7 @@ const ui = {
 };
 
 let at = { round: 0, card: 0 }; // round: 0-based index into data.rounds
+const analysis = new Analysis(data.id, data.analysis, { who, cardCode, onChange: render });
 
 const rounds = data.rounds;
 const roundOf = () => rounds[at.round];
@@ -263,204 +264,11 @@ function renderSide(rnd) {
       h("h2", { class: "panel-title" }, gettext("Bot faults this round")),
       h("p", { class: "hint" }, gettext("A random legal move was played in the bot's stead.")),
       h("ul", {}, faults)) : null,
-    weisPanel(rnd),
-    analysisPanel(),
+    weisPanel(rnd, at, { who, cardCode, teams: TEAM_NAMES }),
+    analysis.panel(at),
     pairsPanel(),
-    chatPanel(),
+    chatPanel(data.chat || [], PHRASES, at),
   ].filter(Boolean));
-}
-
-/** What was said at the table up to this step (the players' and the spectators' words, as written). */
-function chatPanel() {
-  const said = (data.chat || []).filter((m) => m.round < at.round || (m.round === at.round && m.card <= at.card));
-  if (!(data.chat || []).length) return null;
-  return h("section", { class: "panel panel-compact rp-chat", "data-testid": "replay-chat" },
-    h("h2", { class: "panel-title" }, gettext("Table chat")),
-    said.length
-      ? h("ol", { class: "chat-log" }, said.map((m) => h("li", { class: `chat-line chat-${m.room}`, "data-testid": "replay-chat-line" },
-        h("strong", { class: "chat-from" }, m.from),
-        m.room === "spectators" ? h("span", { class: "chat-room" }, ` (${gettext("watching")})`) : null,
-        ": ", h("span", { class: "chat-text" }, m.phrase && PHRASES[m.phrase] ? PHRASES[m.phrase] : m.text))))
-      : h("p", { class: "muted" }, gettext("Nothing said yet at this point.")));
-}
-
-/** The round's Weis and Stöck said up to this step; after the first trick, who scored (all cards are open here). */
-function weisPanel(rnd) {
-  if (!rnd.weis) return null;
-  const decided = at.card >= 4;
-  const said = rnd.announcements.filter((a) => a.before_card < at.card);
-  const rows = said.map((a) => {
-    if (a.stoeck) {
-      return h("li", { class: "weis-entry weis-scored", "data-testid": "replay-stoeck", "data-seat": a.seat },
-        `${interpolate(gettext("%(name)s: Stöck +20 with"), { name: who(a.seat) }, true)} `, cardCode(a.stoeck));
-    }
-    const scored = decided && a.seat % 2 === rnd.weis.team;
-    return h("li", { class: `weis-entry${scored ? " weis-scored" : ""}`, "data-testid": "replay-weis-entry",
-      "data-seat": a.seat, "data-status": !decided ? "declared" : scored ? "scored" : "not scored" },
-    `${who(a.seat)}: ${weisKind(a.weis)} ${a.weis.points} `, h("span", { class: "rp-trick-cards" }, a.weis.cards.map(cardCode)),
-    decided ? (scored ? ` ✓ ${gettext("scored")}` : ` · ${gettext("not scored")}`) : "");
-  });
-  const team = rnd.weis.team;
-  return h("section", { class: "panel panel-compact", "data-testid": "replay-weis" },
-    h("h2", { class: "panel-title" }, gettext("Weis & Stöck")),
-    rows.length ? h("ul", { class: "weis-list" }, rows) : h("p", { class: "muted" }, gettext("Nothing declared yet.")),
-    decided && team >= 0 ? h("p", { class: "weis-verdict" }, interpolate(gettext("%(team)s score %(points)s in Weis"),
-      { team: TEAM_NAMES[team], points: `${rnd.weis.points[team]}${rnd.multiplier > 1 ? ` ×${rnd.multiplier}` : ""}` }, true)) : null);
-}
-
-// -- analysis (games/analysis.py): marks, losses, the evaluation graph, accuracy ---------------
-
-let analysis = data.analysis || { status: "none" };
-// The marks' English words name their CSS classes too (an-mark-blunder); MARK_TEXT says them in the page's language.
-const MARK_WORDS = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
-const MARK_TEXT = { "?!": gettext("inaccuracy"), "?": gettext("mistake"), "??": gettext("blunder") };
-const analysed = () => analysis.status === "done" && analysis.rounds && analysis.rounds[at.round];
-
-function points(value) {
-  return interpolate(gettext("%(points)s pts"), { points: Math.round(value) }, true);
-}
-
-function valuesLine(values, played) {
-  // Every legal card with its points, best first; the card played stands out.
-  const sorted = Object.entries(values).sort((a, b) => b[1] - a[1]);
-  return h("span", { class: "an-values" }, sorted.map(([code, value]) => h("span", {
-    class: `an-value${code === played ? " an-played" : ""}`,
-  }, cardCode(code), ` ${Math.round(value)}`)));
-}
-
-function cardVerdict(entry) {
-  const mark = entry.mark;
-  const view = entry.view;
-  const open = entry.open;
-  return h("div", { class: "an-card", "data-testid": "analysis-card", "data-mark": mark, "data-loss": String(view.loss) },
-    h("p", { class: "an-head" }, cardCode(entry.card), ` ${interpolate(gettext("by %(name)s"), { name: who(entry.seat) }, true)} `,
-      mark ? h("strong", { class: `an-mark an-mark-${MARK_WORDS[mark]}`, title: MARK_TEXT[mark] }, `${mark} ${MARK_TEXT[mark]}`) : null),
-    entry.choices < 2 ? h("p", { class: "muted" }, gettext("The only legal card.")) : h("p", { "data-testid": "analysis-view" },
-      view.loss > 0
-        ? h("span", {}, `${interpolate(gettext("Lost %(points)s from the player's view; better:"), { points: points(view.loss) }, true)} `,
-          h("span", { "data-testid": "analysis-best" }, cardCode(view.best)), ".")
-        : gettext("The best card from the player's view."),
-      h("br"), h("span", { class: "hint" }, `${gettext("Player's view (expected points):")} `), valuesLine(view.values, entry.card)),
-    entry.choices < 2 ? null : h("p", { "data-testid": "analysis-open" },
-      open === null
-        ? h("span", { class: "muted" }, gettext("Open hands: not solved within the search budget (an early trick)."))
-        : h("span", {}, open.loss > 0
-          ? `${interpolate(gettext("With open hands it lost %(points)s pts (best %(card)s)."), { points: open.loss, card: cardCode(open.best).textContent }, true)} `
-          : `${gettext("With open hands it was a best card.")} `,
-        h("br"), h("span", { class: "hint" }, `${gettext("Open hands (exact points):")} `), valuesLine(open.values, entry.card))));
-}
-
-function trumpVerdicts(list) {
-  const label = (key) => (key === "push" ? pgettext("trump", "Push") : trumpLabel(Number(key)));
-  return list.map((d) => h("div", { class: "an-card", "data-testid": "analysis-trump", "data-mark": d.mark },
-    h("p", { class: "an-head" }, `${interpolate(gettext("%(name)s chose"), { name: who(d.seat) }, true)} `, label(d.chosen), " ",
-      d.mark ? h("strong", { class: "an-mark" }, `${d.mark} ${MARK_TEXT[d.mark]}`) : null),
-    h("p", {}, d.loss > 0
-      ? [`${interpolate(gettext("Lost %(points)s from the player's view; best:"), { points: points(d.loss) }, true)} `, label(d.best), "."]
-      : gettext("The best choice from the player's view.")),
-    h("p", { class: "hint" }, `${gettext("Expected points:")} `, Object.entries(d.values).sort((a, b) => b[1] - a[1])
-      .flatMap(([k, v], i) => [i ? " · " : "", label(k), ` ${Math.round(v)}`]))));
-}
-
-function evalGraph(series, card) {
-  // Expected final points of each team after every card (the player's-view search of the seat to move).
-  if (!series.length) return null;
-  const width = 320;
-  const height = 120;
-  const top = Math.max(157, ...series.flat());
-  const x = (i) => 6 + ((width - 12) * i) / 36;
-  const y = (v) => height - 14 - ((height - 24) * v) / top;
-  const line = (team) => series.map((p, i) => `${x(i).toFixed(1)},${y(p[team]).toFixed(1)}`).join(" ");
-  const svg = (tag, attrs, ...children) => {
-    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-    node.append(...children.flat());
-    return node;
-  };
-  return svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "an-graph", role: "img", "data-testid": "eval-graph",
-    "aria-label": interpolate(gettext("Expected final points after card %(card)s: N/S %(ns)s, E/W %(ew)s"),
-    { card, ns: series[Math.min(card, series.length - 1)]?.[0] ?? "–", ew: series[Math.min(card, series.length - 1)]?.[1] ?? "–" }, true) },
-  svg("line", { x1: 6, x2: width - 6, y1: y(157 / 2), y2: y(157 / 2), class: "an-mid" }),
-  [9, 18, 27].map((t) => svg("line", { x1: x(t * 4 / 4), x2: x(t * 4 / 4), y1: 4, y2: height - 14, class: "an-trick" })),
-  svg("polyline", { points: line(0), class: "an-line an-team-0" }),
-  svg("polyline", { points: line(1), class: "an-line an-team-1" }),
-  svg("line", { x1: x(card), x2: x(card), y1: 2, y2: height - 12, class: "an-now" }),
-  svg("text", { x: 8, y: 13, class: "an-legend an-team-0" }, `${NS} ${Math.round(series[Math.min(card, series.length - 1)][0])}`),
-  svg("text", { x: 84, y: 13, class: "an-legend an-team-1" }, `${EW} ${Math.round(series[Math.min(card, series.length - 1)][1])}`),
-  svg("text", { x: width - 6, y: height - 2, "text-anchor": "end", class: "an-legend" }, gettext("expected points after each card · tricks")));
-}
-
-function accuracyList() {
-  return h("ul", { class: "an-accuracy", "data-testid": "accuracy" }, [0, 1, 2, 3].map((seat) => {
-    const value = analysis.accuracy ? analysis.accuracy[seat] : null;
-    return h("li", { "data-testid": "accuracy-seat", "data-seat": seat },
-      `${who(seat)}: `, h("strong", {}, value === null || value === undefined ? "–" : formatPercent(value)));
-  }));
-}
-
-function analysisPanel() {
-  const section = (...children) => h("section", { class: "panel panel-compact rp-analysis", "data-testid": "analysis-panel" },
-    h("h2", { class: "panel-title" }, gettext("Analysis")), ...children);
-  if (analysis.status === "queued" || analysis.status === "running") {
-    return section(h("p", {}, interpolate(gettext("Analysing every card: round %(done)s of %(total)s done."), { done: analysis.done, total: analysis.total }, true)),
-      h("progress", { max: String(analysis.total || 1), value: String(analysis.done), "data-testid": "analysis-progress",
-        "aria-label": gettext("Analysis progress") }));
-  }
-  if (analysis.status === "failed") {
-    return section(h("p", { class: "muted", "data-testid": "analysis-failed" }, gettext("The analysis of this game failed. The fault was logged for the site's operators.")),
-      askButton(gettext("Analyse again")));
-  }
-  if (!analysed()) return section(h("p", { class: "muted" }, gettext("This game has not been analysed.")), askButton(gettext("Analyse this game")));
-  const rnd = analysis.rounds[at.round];
-  const entry = at.card > 0 ? rnd.cards[at.card - 1] : null;
-  return section(
-    entry ? cardVerdict(entry) : trumpVerdicts(rnd.trump),
-    evalGraph(rnd.eval, at.card),
-    h("h3", { class: "an-subtitle" }, gettext("Accuracy this game")),
-    accuracyList(),
-    h("p", { class: "hint" }, gettext("Marks by points lost from the player's own view: ?! 5 or more, ? 10 or more, ?? 20 or more.")));
-}
-
-let askRefused = ""; // why the server refused the last request (a limit), in the page's language
-
-function askButton(label) {
-  // Any game that is over may be analysed on request (games/views.py: analyse_game); the server says when not.
-  if (!analysis.may_ask) return null;
-  return h("p", { class: "an-ask" },
-    h("button", { type: "button", class: "button", "data-testid": "analyse-button", onclick: askForAnalysis }, label),
-    askRefused ? h("span", { class: "an-refused", role: "alert", "data-testid": "analyse-refused" }, ` ${askRefused}`) : null);
-}
-
-async function askForAnalysis(event) {
-  event.currentTarget.disabled = true;
-  try {
-    const response = await postForm(`/games/${data.id}/analyse`, { game: data.id }); // an empty multipart body is a 400
-    const answer = await response.json();
-    if (response.ok) {
-      analysis = answer;
-      askRefused = "";
-    } else {
-      askRefused = answer.message || gettext("The analysis could not be started. Try again later.");
-    }
-  } catch (error) {
-    askRefused = gettext("The analysis could not be started. Try again later.");
-  }
-  render();
-  pollAnalysis();
-}
-
-function pollAnalysis() {
-  if (analysis.status !== "queued" && analysis.status !== "running") return;
-  setTimeout(async () => {
-    try {
-      const response = await fetch(`/games/${data.id}/analysis.json`, { headers: { Accept: "application/json" } });
-      if (response.ok) analysis = await response.json();
-    } catch (error) {
-      // A dropped request: the next poll asks again.
-    }
-    render();
-    pollAnalysis();
-  }, 2000);
 }
 
 function cardCode(code) {
@@ -499,7 +307,8 @@ function renderControls(rnd) {
   ui.last.disabled = at.card === n;
   ui.prev.disabled = at.round === 0 && at.card === 0;
   ui.next.disabled = at.round === rounds.length - 1 && at.card === n;
-  const judged = analysed() ? analysis.rounds[at.round].cards : [];
+  const analysedRound = analysis.round(at.round);
+  const judged = analysedRound ? analysedRound.cards : [];
   ui.marks.replaceChildren(...rnd.faults.map((f) => h("span", {
     class: "slider-mark", style: `left:${n ? (100 * f.card) / n : 0}%`, title: interpolate(gettext("bot fault at card %(card)s"), { card: f.card }, true),
   })), ...judged.map((c, i) => (c.mark ? h("span", {
@@ -571,5 +380,5 @@ window.addEventListener("popstate", () => {
 at = readUrl();
 writeUrl();
 render();
-pollAnalysis();
+analysis.poll();
 app.dataset.ready = "true";
