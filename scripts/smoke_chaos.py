@@ -106,8 +106,11 @@ async def main() -> None:
     table = int(created.headers["location"].rstrip("/").split("/")[-1])
 
     seat = await Seat.open("Anna", args.base, args.ca, anna, table)
-    await asyncio.sleep(0.3)  # the connection row is written as the socket opens
-    anna_pid = next(iter(workers_of(args.database, table).values()))
+    deadline = time.monotonic() + 30  # the connection row is written as the socket opens: wait for it
+    while not (rows := workers_of(args.database, table)):
+        check(time.monotonic() < deadline, "Anna's connection was never noted")
+        await asyncio.sleep(0.1)
+    anna_pid = next(iter(rows.values()))
     north = seat.connection
     for position, bot in ((1, "mcts-fast"), (3, "rules")):
         await north.send(json.dumps({"type": "add_bot", "seat": position, "bot": bot}))
