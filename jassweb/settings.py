@@ -368,6 +368,7 @@ JASSWEB_LIMITS = {
 
 # Open websockets (tables, lobby, tournaments) one person, or one address, may hold on one server process;
 # past it a new socket is closed with 4429. An address is a household, a school or a café: a room's worth.
+# JASSWEB_LIMITS=0 lifts these too (bench/live_tables.py opens 400 and more sockets from one address).
 JASSWEB_SOCKETS_PER_PERSON = int(os.environ.get("JASSWEB_SOCKETS_PER_PERSON", "30"))
 JASSWEB_SOCKETS_PER_ADDRESS = int(os.environ.get("JASSWEB_SOCKETS_PER_ADDRESS", "300"))
 
