@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import uuid
 
 import psycopg
 import pytest
 
 from tests.server_helpers import ROOT, ServerProcess, _server_env, migrate, wait_for
-from tests.services import postgres_database, require_redis
+from tests.services import scale_out
 
 pytestmark = pytest.mark.services
 
@@ -61,13 +60,7 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
     migrate(reference_env)
     undisturbed = command(reference_env, "run", *team_args(), *OPTIONS)
 
-    redis_url = require_redis()
-    with postgres_database() as database_url:
-        env = {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "JASSWEB_CHANNEL_PREFIX": f"cup-{uuid.uuid4().hex[:8]}",
-        }
+    with scale_out("cup") as (env, database_url):
         migrate(env)
         tournament_id = command(env, "create", *team_args(), *OPTIONS)["tournament"]
         servers = [ServerProcess(env), ServerProcess(env)]
