@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from games.engine import CARD_CODES, PUSH
 from games.models import Game, GameAnalysis, Worker
-from games.service import load_state
+from games.states import load as load_state
 
 STALE_SECONDS = 120  # a running analysis whose worker has not stored a round for this long is taken over
 

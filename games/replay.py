@@ -33,8 +33,8 @@ from games.engine import (
     team_of,
 )
 from games.models import Game, GameSeat, Player
-from games.service import load_state
 from games.snapshot import bot_label, weis_entry, weis_part
+from games.states import load as load_state
 
 
 def _cards_in_order(rnd: RoundState) -> list[tuple[int, int]]:

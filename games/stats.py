@@ -46,6 +46,7 @@ from games.models import (
     seat_kind,
 )
 from games.ratings import defaults, lock_ledger, rate_game
+from games.states import load as load_state
 
 PEOPLE = "people"
 TABLE, ARENA = GameSummary.TABLE, GameSummary.ARENA
@@ -322,8 +323,6 @@ def rebuild_summaries() -> int:
     Imported records are not this server's games and stay out; the games are not rated
     afterwards (they were played as casual games). Returns the number of games summarized.
     """
-    from games.service import load_state
-
     done = 0
     games = Game.objects.filter(status=Game.FINISHED, summary__isnull=True, table__imported=False)
     for game in games.select_related("table").order_by("finished_at", "pk").iterator():
