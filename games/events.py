@@ -16,12 +16,15 @@ import threading
 import time
 from typing import Any
 
+import redis.exceptions
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from jassweb.layers import REDIS_DOWN
-
 log = logging.getLogger(__name__)
+
+# How a Redis that cannot be reached shows (the channel layer's or the cache's): refused or dropped connections,
+# or no answer in time. Here, not in jassweb/layers.py (which uses it too), because nothing in games imports jassweb.
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 
 Send = tuple[str, str, dict[str, Any]]  # ("group" | "channel", name, message)
 

@@ -34,7 +34,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from games import metrics
 from games.errors import ErrorCode
-from jassweb.layers import REDIS_DOWN
+from games.events import REDIS_DOWN
 
 log = logging.getLogger(__name__)
 

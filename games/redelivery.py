@@ -31,7 +31,7 @@ from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_
 from django.utils import timezone
 
 from games import metrics, service
-from jassweb.layers import REDIS_DOWN
+from games.events import REDIS_DOWN
 
 log = logging.getLogger(__name__)
 

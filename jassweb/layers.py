@@ -21,16 +21,15 @@ import logging
 import time
 from copy import deepcopy
 
-import redis.exceptions
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 
+from games.events import REDIS_DOWN
+
 log = logging.getLogger(__name__)
 
 CLEAN_EVERY_SECONDS = 1.0
-# How a Redis that cannot be reached shows: refused or dropped connections, or no answer in time.
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 RETRY_FIRST_S = 0.1  # the first wait before receiving again from a Redis that went away; doubled each time
 RETRY_MAX_S = 1.0  # at most this: a Redis that is back is used again within a second
 

@@ -112,6 +112,9 @@ TEMPLATES = [
                 "games.context_processors.cards",
                 "games.context_processors.kinds",
             ],
+            # {% load jassweb_static %}: the site's own tags live beside what they serve (jassweb/staticfiles.py,
+            # jsi18n.py, csp.py), not in an app's templatetags/, so that nothing in games imports jassweb.
+            "libraries": {"jassweb_static": "jassweb.templatetags.jassweb_static"},
         },
     },
 ]
