@@ -39,7 +39,7 @@ def setup(database: Path) -> None:
 
 
 def measure(client, url: str, requests: int, cold: bool) -> list[float]:
-    from games.service import forget_cached_states
+    from games.live.service import forget_cached_states
 
     times = []
     for _ in range(requests):

@@ -59,9 +59,9 @@ def fill(games: int, distinct: int) -> None:
     from django.utils import timezone
 
     from games import stats
+    from games.live.snapshot import bot_label
     from games.models import Competitor, Game, GameSeat, GameSummary, Player, Seat, Table, deal_to_json
     from games.ratings import defaults
-    from games.snapshot import bot_label
 
     started = time.perf_counter()
     rng = random.Random(2026)

@@ -13,7 +13,7 @@ class BotsConfig(AppConfig):
         # when it first plays.
         from bots import registry, remote
         from bots.runner import runner
-        from games import bothooks
+        from games.live import bothooks
 
         registry.register()
         bothooks.install(driver=runner, probe_bot=remote.probe_bot, check_address=remote.check_address)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import httpx
 
     from bots.runner import BotPlayer, BotTurn
-    from games.service import BotReport
+    from games.live.service import BotReport
 
 URL_PREFIXES = ("http://", "https://")
 
@@ -208,7 +208,7 @@ def _arena_player(game: EngineGame) -> BotPlayer:
     (so that a seed replays a match exactly), remote bots over HTTP like everywhere."""
     from bots import remote
     from bots.runner import BotPlayer
-    from games.service import BotReport
+    from games.live.service import BotReport
 
     class ArenaPlayer(BotPlayer):
         async def move(self, turn: BotTurn, asked: float | None = None) -> tuple[Action, BotReport]:

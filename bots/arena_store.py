@@ -11,10 +11,10 @@ from games import stats
 from games.catalogue import SeatKind
 from games.engine import FAIR, Action, GamePlan, GameState
 from games.hslu import encode_round
+from games.live.states import load as load_state
 from games.models import Action as ActionRow
 from games.models import Game
 from games.records import TRUMP_KEYS, import_record, weis_record
-from games.states import load as load_state
 
 
 def outcome_record(outcome: GameOutcome, game: ArenaGame) -> dict[str, Any]:

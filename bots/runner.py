@@ -7,7 +7,7 @@ game is over, or — live — waits to be woken when a person is to move.
 
 Live, each game has exactly one driver among all server processes: the
 ``Worker`` its ``driver`` column names, which renews its lease with every
-heartbeat (``games.workers``). The driver hears of every change to its games —
+heartbeat (``games.live.workers``). The driver hears of every change to its games —
 directly from the service in its own process, over the channel layer from the
 others — and keeps each game's state in memory, so it knows at once whose turn
 it is without reading the database. Besides the bots it runs two timers per
@@ -17,7 +17,7 @@ people have all been away from the table for ``JASSWEB_ORPHAN_MINUTES`` is
 abandoned, with its reason, however many moves stand-ins and bots made
 meanwhile). No process ever sweeps the running games: a game is woken by its
 own events, and a dead driver's games are taken over by the first live one to
-notice (``games.workers.reap``).
+notice (``games.live.workers.reap``).
 """
 
 from __future__ import annotations
@@ -43,12 +43,13 @@ from django.conf import settings
 
 from bots import remote, think
 from bots.registry import get_bot, move_budget
-from games import bothooks, redelivery, service, signals, snapshot, states, workers
+from games import signals
 from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
 from games.errors import ErrorCode
-from games.events import publisher
 from games.hslu import jass_type
+from games.live import bothooks, redelivery, service, snapshot, states, workers
+from games.live.events import publisher
 from games.models import Game, GameSeat
 
 if TYPE_CHECKING:
@@ -264,7 +265,7 @@ def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
         SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin, s.ready_round)
         for s in GameSeat.objects.filter(game=game).order_by("position")
     ]
-    from games.snapshot import online_players
+    from games.live.snapshot import online_players
 
     info = GameInfo(
         table_id=game.table_id,

@@ -30,8 +30,8 @@ from channels.consumer import SyncConsumer
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 from bots import think
-from games import metrics
 from games.engine import Action
+from games.live import metrics
 from jassweb.layers import REDIS_DOWN, RETRY_FIRST_S, RETRY_MAX_S
 
 log = logging.getLogger(__name__)

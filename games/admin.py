@@ -1,6 +1,6 @@
 """The operator's view: tables, games, faults, remote bots, people and server processes in Django's admin.
 
-Games change only through ``games.service`` (the one writer), so the admin
+Games change only through ``games.live.service`` (the one writer), so the admin
 shows them and never edits them: tables, games, faults, remote bots and
 workers are read-only here. Moderation goes through the service too: renaming
 a person uses ``service.rename_player`` (their tables and running games show
@@ -22,8 +22,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from games import chat, limits, service, workers
 from games.engine import SEAT_NAMES
+from games.live import chat, limits, service, workers
 from games.models import (
     ChatMessage,
     ChatReport,
@@ -484,7 +484,7 @@ class ChatReportAdmin(ReadOnly, admin.ModelAdmin):
 
 @admin.register(Worker)
 class WorkerAdmin(ReadOnly, admin.ModelAdmin):
-    """Server processes that drive games (``games.workers``): alive while their heartbeat is fresh."""
+    """Server processes that drive games (``games.live.workers``): alive while their heartbeat is fresh."""
 
     list_display = ("id", "host", "pid", "started_at", "heartbeat_at", "alive", "games_driven")
     fields = list_display

@@ -20,8 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import CARD_CODES, PUSH
+from games.live.states import load as load_state
 from games.models import Game, GameAnalysis, Worker
-from games.states import load as load_state
 
 STALE_SECONDS = 120  # a running analysis whose worker has not stored a round for this long is taken over
 

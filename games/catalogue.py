@@ -4,7 +4,7 @@ A pure module (no Django, no I/O) that the service, the consumers, the records a
 the pages read, so that ``games`` never imports ``bots``. The ``bots`` app fills in
 what only it knows when Django starts (``BotsConfig.ready``): the built-in bots it
 implements (``register_builtin_bot``) and the code that drives, probes and guards
-bots (``games.bothooks``).
+bots (``games.live.bothooks``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from django.templatetags.static import static
 
 from games.catalogue import SeatKind
 from games.decks import DECKS, SPRITE
-from games.identity import deck_for_request
+from games.live.identity import deck_for_request
 
 
 def cards(request: HttpRequest) -> dict[str, object]:

@@ -40,7 +40,7 @@ class Player(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # The cards this person sees (games/decks.py): how cards look and are named, never the game.
     deck = models.CharField(max_length=10, choices=DECK_CHOICES, default=FRENCH)
-    # A moderator's site-wide chat mute (games/chat.py): the person may play but not talk until then.
+    # A moderator's site-wide chat mute (games/live/chat.py): the person may play but not talk until then.
     chat_muted_until = models.DateTimeField(null=True, blank=True)
 
     @property
@@ -102,11 +102,11 @@ class Table(models.Model):
     # The page of whatever arranges this table's seats and starts its games (a tournament's, "/tournaments/3/"):
     # people may play and leave their game here, but not change seats, start or abandon games.
     managed_by = models.CharField(max_length=200, blank=True)
-    # *Play again* after a game (games/service.py, ``offer_rematch``): {"game": the last game's id, "by": player id,
-    # "by_name", "voters": [the people seated], "accepted": [player ids], "refused_by": player id or null,
-    # "until": epoch ms}; the next game starts when every voter accepted before ``until``.
+    # *Play again* after a game (games/live/service.py, ``offer_rematch``): {"game": the last game's id,
+    # "by": player id, "by_name", "voters": [the people seated], "accepted": [player ids], "refused_by":
+    # player id or null, "until": epoch ms}; the next game starts when every voter accepted before ``until``.
     rematch = models.JSONField(null=True, blank=True)
-    # Play now (games/service.py, ``play_now``): a table that waits for people until then, when bots
+    # Play now (games/live/service.py, ``play_now``): a table that waits for people until then, when bots
     # (``play_now_bot``) fill its empty seats and the game starts; null for any other table.
     open_until = models.DateTimeField(null=True, blank=True, db_index=True)
     play_now_bot = models.CharField(max_length=40, blank=True)
@@ -183,7 +183,7 @@ class Game(models.Model):
     # The server process (``Worker``) that drives this game's bots, clock and end: one at a time.
     driver = models.CharField(max_length=40, blank=True, db_index=True)
     rated = models.BooleanField(default=False)  # copied from the table at the start (arena: --rated)
-    # A person's request to abandon the game while other people play in it (games/service.py, ``request_abandon``):
+    # A person's request to abandon the game while other people play in it (games/live/service.py, ``request_abandon``):
     # {"by": player id, "seat": n, "voters": [player ids], "agreed": [player ids], "refused_by": seat or null,
     #  "until": epoch ms}; the game ends only when every voter agreed before ``until``.
     abandon_vote = models.JSONField(null=True, blank=True)
@@ -360,7 +360,7 @@ class GameAnalysis(models.Model):
 
 
 class SeatFields(Protocol):
-    """A game seat's columns: a ``GameSeat``, or the ``SeatRow`` the move path reads (``games/fastpath.py``)."""
+    """A game seat's columns: a ``GameSeat``, or the ``SeatRow`` the move path reads (``games/live/fastpath.py``)."""
 
     id: int
     position: int
@@ -582,7 +582,7 @@ class RatingChange(models.Model):
         indexes = [models.Index(fields=["competitor", "seq"])]
 
 
-# -- table chat (games/chat.py): beside a game's actions, never in its record ------------------------
+# -- table chat (games/live/chat.py): beside a game's actions, never in its record ------------------------
 
 
 class ChatMessage(models.Model):

@@ -1,6 +1,6 @@
 """Who played, in the page's language: the built-in bots by their translated names.
 
-The live views (games/snapshot.py) are built once for every watcher, so they carry
+The live views (games/live/snapshot.py) are built once for every watcher, so they carry
 the English names (``bot_label``) and the bot's key; pages put them in the reader's
 language here, and the front end does the same from the key (static/js/dom.js).
 """
@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from games.catalogue import SeatKind, abandon_parts, builtin_bots
-from games.snapshot import bot_label
+from games.live.snapshot import bot_label
 
 # The built-in bots' labels in the page's language; bots/ keeps the English ones (logs and records use them).
 BOT_LABELS = {

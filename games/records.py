@@ -57,9 +57,9 @@ from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.game import MAX_TARGET
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
 from games.hslu import InvalidMessageError, Words, decode_round, encode_round
+from games.live.service import seat_name
+from games.live.states import load as load_state
 from games.models import Action, Fault, Game, GameSeat, Player, new_game, new_table
-from games.service import seat_name
-from games.states import load as load_state
 
 TRUMP_KEYS = ("0", "1", "2", "3", "4", "5")
 

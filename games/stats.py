@@ -34,6 +34,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from games.catalogue import SeatKind, builtin_bots
 from games.engine import FAIR, OBE_ABE, PUSH, STANDARD, SUITS, GameState, team_of
+from games.live.states import load as load_state
 from games.models import Action as ActionRow
 from games.models import (
     Competitor,
@@ -46,7 +47,6 @@ from games.models import (
     seat_kind,
 )
 from games.ratings import defaults, lock_ledger, rate_game
-from games.states import load as load_state
 
 PEOPLE = "people"
 TABLE, ARENA = GameSummary.TABLE, GameSummary.ARENA
@@ -69,7 +69,7 @@ def player_type(seat: GameSeat) -> str:
 
 def type_label(key: str) -> str:
     """A player type in words: "People", "MCTS (strong) bot", "Mybot (remote)"."""
-    from games.snapshot import bot_label
+    from games.live.snapshot import bot_label
 
     if key == PEOPLE:
         return gettext("People")
@@ -105,7 +105,7 @@ def competitor_key(seat: GameSeat) -> str | None:
 
 
 def _new_competitor(seat: GameSeat, key: str) -> Competitor:
-    from games.snapshot import bot_label
+    from games.live.snapshot import bot_label
 
     kind = seat_kind(seat)
     fields: dict[str, Any] = {

@@ -23,25 +23,13 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
-from games import (
-    access,
-    analysis,
-    chat,
-    decks,
-    history,
-    limits,
-    profiles,
-    records,
-    rules_page,
-    service,
-    snapshot,
-    stats,
-)
-from games.bothooks import driver as bot_driver
+from games import access, analysis, decks, history, profiles, records, rules_page, stats
 from games.catalogue import bot_choices
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
-from games.identity import become_guest, choose_deck, deck_for_request, player_for_request
+from games.live import chat, limits, service, snapshot
+from games.live.bothooks import driver as bot_driver
+from games.live.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, GameAnalysis, Player, Table
 from games.names import BOT_LABELS, local_bot_label
 from games.replay import replay_data

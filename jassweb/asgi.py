@@ -19,7 +19,7 @@ from django.urls import get_resolver  # noqa: E402
 
 from bots.thinkers import CHANNEL as THINK_CHANNEL  # noqa: E402
 from bots.thinkers import ThinkConsumer  # noqa: E402
-from games.protocol import MAX_FRAME  # noqa: E402
+from games.live.protocol import MAX_FRAME  # noqa: E402
 from jassweb import shutdown  # noqa: E402
 from jassweb.routing import websocket_urlpatterns  # noqa: E402
 from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
@@ -27,7 +27,7 @@ from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
 # The transport refuses what the consumers would refuse anyway, with a clean 1009 close.
 limit_daphne_messages(MAX_FRAME)
 
-from games import bothooks  # noqa: E402
+from games.live import bothooks  # noqa: E402
 
 
 async def http_application(scope: Any, receive: Any, send: Any) -> None:

@@ -8,7 +8,7 @@ Three parts are checked, at once and each within ``TIMEOUT_S``:
 - ``bot_workers``: whoever thinks for built-in bots answers — the local process
   pool once it has started (it starts with the first table), or with
   ``JASSWEB_THINKERS=channels`` a ``runworker`` process on the ``bots-think``
-  channel; and this server's driver (``games.workers``), once registered, still
+  channel; and this server's driver (``games.live.workers``), once registered, still
   holds its heartbeat lease.
 
 All fine: 200 and ``{"status": "ok", "checks": {...}}``. Else 503 with
@@ -183,7 +183,7 @@ _pool_restarts: dict[str, float] = {}  # when the health check last started a br
 def _holds_lease(worker_id: str) -> bool:
     from django.utils import timezone
 
-    from games import workers
+    from games.live import workers
     from games.models import Worker
 
     try:

@@ -25,7 +25,7 @@ from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 
-from games.events import REDIS_DOWN
+from games.live.events import REDIS_DOWN
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """``/metrics`` for Prometheus: every process's series, and the database's view of the games.
 
-The series each process records (``games/metrics.py``) come from the files of
+The series each process records (``games/live/metrics.py``) come from the files of
 ``PROMETHEUS_MULTIPROC_DIR``, summed over every process of the machine (servers,
 bot workers), so any server of the machine answers for all of them; scrape one
 target per machine (e.g. through nginx). A live gauge (open sockets) of a process
@@ -35,7 +35,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
-from games import metrics
+from games.live import metrics
 from jassweb.health import AnswerFirstMiddleware
 
 PATH = "/metrics"

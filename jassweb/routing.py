@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games.consumers import LobbyConsumer, TableConsumer
+from games.live.consumers import LobbyConsumer, TableConsumer
 from tournaments.consumers import TournamentConsumer
 
 # Channels routes ASGI applications with Django's path(); django-stubs' path() takes views only.

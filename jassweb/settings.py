@@ -52,7 +52,7 @@ JASSWEB_BEHIND_PROXY = _env_flag("JASSWEB_BEHIND_PROXY", False)
 if JASSWEB_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
-# How many proxies in front append to X-Forwarded-For (games/limits.py reads the visitor's address from the
+# How many proxies in front append to X-Forwarded-For (games/live/limits.py reads the visitor's address from the
 # right, that many entries in): 1 behind the recipe's nginx. Whatever a visitor writes into the header stays to
 # the left and is never taken for their address; 0 takes the connection's address (no proxy).
 JASSWEB_PROXY_HOPS = env.int("JASSWEB_PROXY_HOPS", default=1 if JASSWEB_BEHIND_PROXY else 0)
@@ -319,7 +319,7 @@ JASSWEB_ADMIN_PATH = env.str("JASSWEB_ADMIN_PATH", default="admin/")
 
 # -- logs ----------------------------------------------------------------------------------------------
 # One JSON object per line in production (for a log collector), a plain readable line in development;
-# JASSWEB_LOG_FORMAT=json|plain chooses. Game events carry their ids as fields (games/oplog.py).
+# JASSWEB_LOG_FORMAT=json|plain chooses. Game events carry their ids as fields (games/live/oplog.py).
 JASSWEB_LOG_FORMAT = env.str("JASSWEB_LOG_FORMAT", default="plain" if DEBUG else "json")
 if JASSWEB_LOG_FORMAT not in ("plain", "json"):
     raise RuntimeError(f"JASSWEB_LOG_FORMAT is 'plain' or 'json', got {JASSWEB_LOG_FORMAT!r}")
@@ -340,7 +340,7 @@ LOGGING = {
     "loggers": {"httpx": {"level": "WARNING"}},  # not a line per bot request
 }
 
-# -- Limits on abuse (games/limits.py), counted in the cache above ---------------------------------
+# -- Limits on abuse (games/live/limits.py), counted in the cache above ---------------------------------
 # "count/period" (period s, m, h or d, e.g. "20/h", "100/10s"); "0" or "off" lifts one limit,
 # JASSWEB_LIMITS=0 all of them (load tests from one address only). Each is JASSWEB_LIMIT_<NAME>,
 # e.g. JASSWEB_LIMIT_TABLE_PERSON=20/h.
@@ -360,7 +360,7 @@ _LIMIT_DEFAULTS = {
     "bot_call.person": "20/10m",  # bot tests and bot invitations (outbound requests) of one person...
     "bot_call.address": "60/10m",  # ...from one address (guests cost nothing to make)...
     "bot_call.server": "600/10m",  # ...and of everyone together; a URL the address guard refuses counts nowhere
-    "chat.person": "10/30s",  # chat messages of one person (games/chat.py)
+    "chat.person": "10/30s",  # chat messages of one person (games/live/chat.py)
     "analysis.person": "20/h",  # game analyses asked for on the replay page by one person...
     "analysis.address": "40/h",  # ...and from one address (each is minutes of a worker's CPU)
 }
@@ -383,7 +383,7 @@ JASSWEB_PLAY_NOW_WAIT_S = int(os.environ.get("JASSWEB_PLAY_NOW_WAIT_S", "30"))
 # Seconds a person's request to abandon a game with other people in it waits for their agreement.
 JASSWEB_ABANDON_VOTE_SECONDS = int(os.environ.get("JASSWEB_ABANDON_VOTE_SECONDS", "60"))
 
-# Table chat (games/chat.py): words refused anywhere in a message (a comma-separated list, any case), and
+# Table chat (games/live/chat.py): words refused anywhere in a message (a comma-separated list, any case), and
 # whether guests talk with the quick phrases only (on in production: a guest costs nothing to make).
 JASSWEB_CHAT_BLOCKED_WORDS = env.list("JASSWEB_CHAT_BLOCKED_WORDS", default=[])
 JASSWEB_CHAT_GUESTS_PHRASES_ONLY = _env_flag("JASSWEB_CHAT_GUESTS_PHRASES_ONLY", not DEBUG)

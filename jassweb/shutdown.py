@@ -1,7 +1,7 @@
 """A server's clean stop on SIGTERM: no move lost, no table waiting for a lease to run out.
 
 Daphne (Twisted) stops at once on SIGTERM and drops its sockets, and the games this
-process drove would wait out their lease (``games.workers.LEASE_SECONDS``) before
+process drove would wait out their lease (``games.live.workers.LEASE_SECONDS``) before
 another server took them. Instead, once the server runs (its first HTTP request,
 ``jassweb/asgi.py``), SIGTERM starts ``drain``:
 
@@ -91,7 +91,7 @@ def stop_accepting() -> int:
 async def drain() -> None:
     """Stop this server without losing a move: stop accepting, hand the games over, send the sockets away, exit."""
     from bots.runner import runner
-    from games import consumers, metrics
+    from games.live import consumers, metrics
 
     started = time.monotonic()
     listening = stop_accepting()

@@ -2,7 +2,7 @@
 
 Daphne accepts websocket messages of up to 1 MiB by default and, past its limit,
 autobahn drops the TCP connection without a close frame (the client sees 1006).
-A table's messages are small (``games.consumers.MAX_FRAME``), so anything larger
+A table's messages are small (``games.live.consumers.MAX_FRAME``), so anything larger
 is refused by the transport itself, before it is buffered or handed to a
 consumer, with a proper close handshake and code 1009 (message too big).
 

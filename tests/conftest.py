@@ -81,8 +81,8 @@ def _no_background_analysis(settings):
 @pytest.fixture(autouse=True)
 def _fresh_state_cache():
     """Each test starts with an empty per-process game-state cache (databases are rebuilt per test)."""
-    from games import workers
-    from games.service import forget_cached_states
+    from games.live import workers
+    from games.live.service import forget_cached_states
 
     forget_cached_states()
     workers.forget_local_id()  # each test's database starts without workers
@@ -102,10 +102,10 @@ def _default_language():
 
 @pytest.fixture(autouse=True)
 def _fresh_limits():
-    """Each test starts with no attempt counted against the limits on abuse (games/limits.py)."""
+    """Each test starts with no attempt counted against the limits on abuse (games/live/limits.py)."""
     from django.core.cache import cache
 
-    from games.consumers import _messages
+    from games.live.consumers import _messages
 
     cache.clear()
     _messages.forget()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bots.runner import play_bot_turns
-from games import service
 from games.engine import GameState
+from games.live import service
 from games.models import Game, Player
 from tests.table_helpers import actor, make_table, start
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from games import service
+from games.live import service
 from games.models import Game, Player, Table
 
 SEAT_PLAYERS = ("Nora", "Emil", "Sara", "Wim")  # North, East, South, West

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import service, snapshot
+from games.live import service, snapshot
 from games.models import Game, Player
 from tests.table_helpers import actor, make_players, make_table, start
 from tests.ws_helpers import Client

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from games import service
+from games.live import service
 from games.models import Game, GameSeat
 from tests.table_helpers import actor, make_players, make_table, start
 

@@ -12,8 +12,8 @@ from django.test import Client
 
 from bots.arena import Summary, mean_interval, play_game, schedule, t_quantile_975, wilson
 from games.engine import GameState
+from games.live.service import load_state
 from games.models import Game
-from games.service import load_state
 from tests.bot_helpers import jasskit_service
 from tests.bot_servers.faulty import FaultyBots
 from tests.engine_helpers import held_weis

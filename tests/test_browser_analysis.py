@@ -210,7 +210,7 @@ import json, os, sys
 os.environ["DJANGO_SETTINGS_MODULE"] = "jassweb.settings"
 import django
 django.setup()
-from games import service
+from games.live import service
 from games.models import Player
 name, seed = sys.argv[1], int(sys.argv[2])
 player = Player.objects.get(name=name)

@@ -35,7 +35,7 @@ import django
 django.setup()
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from games.identity import player_for_user
+from games.live.identity import player_for_user
 from games.models import Game, GameSeat, Table
 user = User.objects.create_user({USER!r}, password={PASSWORD!r})
 me = player_for_user(user)

@@ -42,7 +42,7 @@ import json, os, sys
 os.environ["DJANGO_SETTINGS_MODULE"] = "jassweb.settings"
 import django
 django.setup()
-from games import service
+from games.live import service
 from games.models import Player
 seed, clock = int(sys.argv[1]), int(sys.argv[2])
 vreni, anna = Player.objects.get(name="Vreni"), Player.objects.get(name="Anna")
@@ -60,7 +60,7 @@ import json, os, sys
 os.environ["DJANGO_SETTINGS_MODULE"] = "jassweb.settings"
 import django
 django.setup()
-from games import service
+from games.live import service
 from games.models import Player
 vreni = Player.objects.get(name="Vreni")
 game = service.start_game(int(sys.argv[1]), service.Actor(player_id=vreni.pk), seed=int(sys.argv[2]))

@@ -39,7 +39,7 @@ import json, os, sys
 os.environ["DJANGO_SETTINGS_MODULE"] = "jassweb.settings"
 import django
 django.setup()
-from games import service
+from games.live import service
 from games.models import Player
 name, seed, target = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 player = Player.objects.get(name=name)
@@ -56,7 +56,7 @@ import json, os, sys
 os.environ["DJANGO_SETTINGS_MODULE"] = "jassweb.settings"
 import django
 django.setup()
-from games import service
+from games.live import service
 game = service.abandon_game(int(sys.argv[1]), service.SYSTEM, "the test is over")
 print(json.dumps({"game": game.pk}))
 """

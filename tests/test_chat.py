@@ -8,7 +8,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from games import chat, service
+from games.live import chat, service
 from games.models import ChatMessage, ChatReport, Game, Player
 from games.records import game_record
 from tests.table_helpers import make_players, make_table, start

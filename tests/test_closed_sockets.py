@@ -18,8 +18,8 @@ import pytest
 import websockets
 from autobahn.exception import Disconnected
 
-from games.consumers import FrameConsumer
-from games.protocol import Ping
+from games.live.consumers import FrameConsumer
+from games.live.protocol import Ping
 from tests.hostile_helpers import production_server
 from tests.server_helpers import wait_for
 from tests.ws_helpers import guest_cookies

@@ -10,8 +10,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import service
 from games.engine import CARD_CODES, GameState, codes_of
+from games.live import service
 from games.models import Action as ActionRow
 from games.models import Game, Table
 from tests.table_helpers import make_players, make_table, start

@@ -14,11 +14,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games import snapshot
 from games.decks import DECKS, FRENCH, PIPS, REASONS, SUIT_LETTERS, SWISS, card_html, deck_named, trump_html
 from games.engine import CARD_CODES, GameConfig, GameState, iter_cards, mask_from_codes, refusal, why_not
 from games.engine.cards import card_from_code
-from games.identity import DECK_SESSION_KEY
+from games.live import snapshot
+from games.live.identity import DECK_SESSION_KEY
 from games.models import Player
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """One driver per game: leases in the database, and a dead driver's games passing to a live one.
 
-At the database (``games.workers``): a worker holds a game while it beats; when
+At the database (``games.live.workers``): a worker holds a game while it beats; when
 it stops, another takes the game over. Across processes: two servers on
 PostgreSQL and Redis, a table of four HSLU bots (a counting bot server on
 loopback): every bot request is sent once, by the one process that drives the
@@ -15,7 +15,7 @@ import uuid
 import psycopg
 import pytest
 
-from games import workers
+from games.live import workers
 from games.models import Game, GameSeat, Worker
 from tests.bot_servers.counting import CountingBots
 from tests.server_helpers import ServerProcess, migrate, wait_for

@@ -15,8 +15,8 @@ import websockets
 from asgiref.sync import sync_to_async
 from django.test import Client as HttpClient
 
+from games.live.protocol import MAX_FRAME
 from games.models import Game
-from games.protocol import MAX_FRAME
 from tests.server_helpers import running_server
 from tests.table_helpers import make_players, make_table
 from tests.ws_helpers import Client, LiveClient, close_all_clients, create_live_table, guest_cookies

@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from bots.runner import play_bot_turns
-from games import service, snapshot
+from games.live import service, snapshot
 from games.models import Action, Game, Player
 from games.records import game_record
 from tests.table_helpers import actor, make_table, start

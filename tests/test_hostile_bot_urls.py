@@ -16,7 +16,7 @@ import threading
 import pytest
 import websockets
 
-from games.protocol import MAX_FRAME
+from games.live.protocol import MAX_FRAME
 from tests.hostile_helpers import production_server
 from tests.test_remote_bots import Listener
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies

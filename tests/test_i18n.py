@@ -23,11 +23,11 @@ from django.conf import settings
 from django.test import Client
 from django.utils import formats, translation
 
-from games.consumers import _guard, scope_language
 from games.decks import DECKS, FRENCH, SWISS
 from games.engine import GameConfig, GameState
 from games.errors import ServiceError
 from games.hslu import encode_round
+from games.live.consumers import _guard, scope_language
 from games.templatetags.stats_format import decimal, percent, signed
 from tests.engine_helpers import play_random_game
 from tests.i18n_helpers import LANGUAGES, PLACEHOLDER, messages, po_path, read_po

@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from bots.runner import play_bot_turns
-from games import service, snapshot
-from games.identity import player_for_user
+from games.live import service, snapshot
+from games.live.identity import player_for_user
 from games.models import Connection, Game, GameSeat, Player, Seat, Table, Worker
 from tests.table_helpers import actor, make_table, start
 from tests.test_history import finished_game, guest

@@ -207,24 +207,29 @@ def test_imports_without_a_cycle_pass(sources):
 
 def test_the_check_reads_the_whole_package():
     checked = {str(p.relative_to(ROOT)) for p in _modules("games")}
-    assert {"games/service.py", "games/consumers.py", "games/engine/round.py", "games/engine/__init__.py"} <= checked
+    assert {
+        "games/live/service.py",
+        "games/live/consumers.py",
+        "games/engine/round.py",
+        "games/engine/__init__.py",
+    } <= checked
 
 
 @pytest.mark.parametrize(
     ("path", "source"),
     [
-        ("games/service.py", "import bots"),
-        ("games/service.py", "from bots.registry import get_bot"),
+        ("games/live/service.py", "import bots"),
+        ("games/live/service.py", "from bots.registry import get_bot"),
         ("games/records.py", "def f():\n    from bots import remote\n    return remote"),
         ("games/engine/round.py", "from django.conf import settings"),
         ("games/engine/round.py", "from ..models import Game"),
         ("games/engine/__init__.py", "from ..models import Game"),
         ("games/engine/round.py", "import channels.layers"),
         ("games/management/commands/x.py", "import bots.runner"),
-        ("games/service.py", "from tournaments import service"),
+        ("games/live/service.py", "from tournaments import service"),
         ("bots/runner.py", "import tournaments.models"),
         ("tournaments/pairing.py", "from django.db import models"),
-        ("games/events.py", "from jassweb.layers import RETRY_MAX_S"),
+        ("games/live/events.py", "from jassweb.layers import RETRY_MAX_S"),
         ("games/templatetags/cards.py", "def f():\n    import jassweb.csp"),
     ],
 )
@@ -235,12 +240,12 @@ def test_a_wrong_import_is_found(path, source):
 @pytest.mark.parametrize(
     ("path", "source"),
     [
-        ("games/service.py", "from games.catalogue import SeatKind\nimport django"),
+        ("games/live/service.py", "from games.catalogue import SeatKind\nimport django"),
         ("games/engine/round.py", "from .cards import CARD_CODES\nfrom games.engine.rules import legal_mask"),
-        ("bots/runner.py", "from games import service"),
+        ("bots/runner.py", "from games.live import service"),
         ("games/hslu.py", "import botsomething"),
-        ("tournaments/service.py", "from games import service\nfrom bots import registry"),
-        ("jassweb/layers.py", "from games.events import REDIS_DOWN"),
+        ("tournaments/service.py", "from games.live import service\nfrom bots import registry"),
+        ("jassweb/layers.py", "from games.live.events import REDIS_DOWN"),
     ],
 )
 def test_a_right_import_passes(path, source):
@@ -251,7 +256,8 @@ def test_a_right_import_passes(path, source):
 _SERVE = """
 import json, sys
 import jassweb.asgi
-from games import catalogue, records, service, snapshot, stats, views
+from games import catalogue, records, stats, views
+from games.live import service, snapshot
 print(json.dumps({
     "numba": sorted(m for m in sys.modules if m == "numba" or m.startswith("numba.")),
     "bot_modules": sorted(m for m in sys.modules if m in ("bots.mcts", "bots.rollout", "bots.inference")),

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.test import Client as HttpClient
 
 from bots.runner import runner
-from games import limits, service
+from games.live import limits, service
 from games.models import Game, Player, Table
 from tests.bot_servers.faulty import FaultyBots
 from tests.services import require_redis

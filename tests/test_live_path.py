@@ -17,7 +17,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db.backends.utils import CursorWrapper
 
-from games import records, service
+from games import records
+from games.live import service
 from games.models import Action, Game, Seat
 from games.replay import replay_data
 from tests.table_helpers import make_players, make_table, start

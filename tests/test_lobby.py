@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from games import service, snapshot
+from games.live import service, snapshot
 from games.models import Game, Player, Table
 
 pytestmark = pytest.mark.django_db

@@ -23,8 +23,8 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from games import limits, metrics, service, workers
 from games.engine import Action
+from games.live import limits, metrics, service, workers
 from games.models import Worker
 from jassweb.metrics import DatabaseCollector, forget_dead_processes
 from tests.server_helpers import ServerProcess, migrate

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bots.runner import play_bot_turns
-from games import service
+from games.live import service
 from games.models import Game
 from tests.server_helpers import ROOT
 from tests.table_helpers import actor, make_players, make_table, start

@@ -10,7 +10,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client as HttpClient
 
-from games import access, service, snapshot
+from games import access
+from games.live import service, snapshot
 from games.models import Game, Player, Table
 from tests.table_helpers import actor, make_table, start
 from tests.ws_helpers import ORIGIN

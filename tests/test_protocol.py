@@ -10,9 +10,9 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import protocol
 from games.engine import Action
-from games.protocol import (
+from games.live import protocol
+from games.live.protocol import (
     MAX_DEPTH,
     MAX_FRAME,
     Abandon,

@@ -10,7 +10,8 @@ from django.core.management import call_command
 from django.db import IntegrityError
 from django.test import Client
 
-from games import profiles, ratings, service
+from games import profiles, ratings
+from games.live import service
 from games.models import (
     Competitor,
     Game,

@@ -17,7 +17,6 @@ from jass.game.const import next_player
 from jass.game.game_sim import GameSim
 from jass.game.rule_schieber import RuleSchieber
 
-from games import service
 from games.engine import (
     HEARTS,
     NORTH,
@@ -35,9 +34,10 @@ from games.engine import (
 from games.engine.fair import random_deal
 from games.engine.game import MAX_TARGET
 from games.hslu import encode_round
+from games.live import service
+from games.live.service import forget_cached_states, load_state
 from games.models import Action, Fault, Game, GameSeat, Seat, Table
 from games.records import MAX_RECORD_BYTES, RecordError, check_record, game_record, import_record
-from games.service import forget_cached_states, load_state
 from tests.engine_helpers import hands_from_codes, play_random_game, play_random_round, seat_of_action
 from tests.table_helpers import actor, make_players, make_table, start
 

@@ -31,9 +31,9 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from games import service
 from games.engine import GameState
-from games.events import publisher
+from games.live import service
+from games.live.events import publisher
 from games.models import Game, Table, table_group
 from jassweb.layers import ReconnectingRedisChannelLayer
 from tests.server_helpers import ServerProcess, bot_worker, migrate

@@ -15,9 +15,9 @@ from django.core.management import call_command
 
 from bots import remote
 from bots.runner import play_bot_turns, runner
-from games import service
 from games.engine import CARD_CODES, GameConfig, GameState
 from games.engine.rules import illegal_card_reason
+from games.live import service
 from games.models import Action as ActionRow
 from games.models import Fault, Game, GameSeat
 from tests.bot_helpers import jasskit_service, jasskit_stats

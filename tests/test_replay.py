@@ -7,8 +7,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from games import service
 from games.engine import CARD_CODES, SUIT_LETTERS, Action, team_of
+from games.live import service
 from games.models import Fault, Game, Player
 from games.records import game_record, import_record
 from games.replay import replay_data

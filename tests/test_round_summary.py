@@ -15,8 +15,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from bots.runner import BotTurn, Driver, GameInfo, LiveGame, SeatInfo
-from games import service, snapshot, states
 from games.engine import GameConfig, GameState
+from games.live import service, snapshot, states
 from games.models import Game, Player, Table
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import Client

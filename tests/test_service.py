@@ -1,12 +1,12 @@
-"""The one writer: tables, seats, games, and every move through games.service.submit."""
+"""The one writer: tables, seats, games, and every move through games.live.service.submit."""
 
 from __future__ import annotations
 
 import pytest
 
 from bots.runner import play_bot_turns
-from games import service
 from games.engine import Action, GameState, IllegalReason
+from games.live import service
 from games.models import Action as ActionRow
 from games.models import Game
 from tests.table_helpers import actor, make_players, make_table, start

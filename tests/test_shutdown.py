@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from games import consumers, workers
+from games.live import consumers, workers
 from games.models import Game, Worker
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import ORIGIN, Client, session_cookie

@@ -14,10 +14,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import consumers
-from games.consumers import TOO_MANY_SOCKETS, FrameConsumer
+from games.live import consumers
+from games.live.consumers import TOO_MANY_SOCKETS, FrameConsumer
+from games.live.protocol import Resync
 from games.models import Player
-from games.protocol import Resync
 from tests.table_helpers import make_table
 from tests.ws_helpers import ORIGIN, Client, session_cookie
 

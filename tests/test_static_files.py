@@ -42,7 +42,7 @@ def collected(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str],
             "manage.py",
             "shell",
             "-c",
-            "from games import service; print(service.create_table(None, name='Light').pk)",
+            "from games.live import service; print(service.create_table(None, name='Light').pk)",
         ],
         **run,
     )

@@ -16,8 +16,8 @@ import pytest
 from django.db.models import Q
 from django.utils import timezone
 
-from games import service as games
 from games.errors import ErrorCode
+from games.live import service as games
 from games.models import Connection, Game, GameSeat, Table, Worker
 from tests.table_helpers import make_players
 from tests.tournament_helpers import bot_tournament, play_out, running_games, standings_from_records
@@ -239,7 +239,7 @@ def _people_against_bots() -> tuple[Tournament, Game, int]:
 def _run_out_the_clock(game: Game) -> int:
     """Play the bots up to a person's turn, then let that person's clock run out; return the seat."""
     from bots.runner import play_bot_turns
-    from games.states import load
+    from games.live.states import load
 
     play_bot_turns(game.pk)
     game.refresh_from_db()
@@ -362,7 +362,7 @@ def test_a_rated_tournament_moves_the_ratings_and_a_casual_one_does_not():
 
 
 def test_the_lobby_lists_a_tournament_table_only_for_the_people_playing_there():
-    from games import snapshot
+    from games.live import snapshot
 
     _, game, _ = _people_against_bots()
     anna = next(s.player for s in game.seats.all() if s.player_id)

@@ -608,7 +608,7 @@ def test_a_card_other_than_the_announced_stoeck_is_refused_and_the_reason_names_
 
 
 def test_the_table_view_of_a_player_who_announced_stoeck_gives_the_reason_for_every_other_card():
-    from games import snapshot
+    from games.live import snapshot
 
     played = stoeck_trick().tricks[0]
     game = game_with(BASIC)

@@ -15,7 +15,6 @@ from jass.game.game_state import GameState as JassKitState
 from bots.determinize import Sampler
 from bots.registry import get_bot
 from bots.runner import play_bot_turns
-from games import service, snapshot
 from games.engine import (
     FAIR,
     SEAT_NAMES,
@@ -32,11 +31,12 @@ from games.engine import (
     weis_name,
     weis_points,
 )
+from games.live import service, snapshot
+from games.live.service import forget_cached_states, load_state
 from games.models import Action as ActionRow
 from games.models import Fault, Game, GameSeat, Seat, Table
 from games.records import ROUND_LOGS_NOTE, RecordError, game_record, import_record
 from games.replay import replay_data
-from games.service import forget_cached_states, load_state
 from tests.bot_servers.counting import CountingBots
 from tests.engine_helpers import held_weis
 from tests.table_helpers import actor, make_players, make_table, start

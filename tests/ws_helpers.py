@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 
-from games.identity import GUEST_SESSION_KEY
+from games.live.identity import GUEST_SESSION_KEY
 from games.models import Player
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")

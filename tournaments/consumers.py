@@ -18,12 +18,12 @@ from channels.db import database_sync_to_async
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import bothooks, limits, protocol
-from games.consumers import FrameConsumer, scope_language
 from games.errors import ErrorCode
-from games.identity import player_for_scope
-from games.protocol import Ping, Resync, TestBot
-from games.service import ServiceError
+from games.live import bothooks, limits, protocol
+from games.live.consumers import FrameConsumer, scope_language
+from games.live.identity import player_for_scope
+from games.live.protocol import Ping, Resync, TestBot
+from games.live.service import ServiceError
 from tournaments.models import Tournament
 from tournaments.service import tournament_group
 

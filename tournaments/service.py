@@ -3,7 +3,7 @@
 Every change locks the tournament's row, checks, writes and bumps its event
 number; after commit the tournament's watchers hear of it (group
 ``tournament.<id>``). A tournament's games are ordinary games at tables it
-arranges (``games.service``: ``create_table(managed_by=…)``, ``arrange_seats``,
+arranges (``games.live.service``: ``create_table(managed_by=…)``, ``arrange_seats``,
 ``start_game``), driven like any other by the leased driver of whichever server
 process holds them, their bots thinking in the bot workers.
 
@@ -40,10 +40,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from games import service as games
 from games.catalogue import DIALECTS, BotUrlError, Dialect, builtin_bots, check_bot_url
 from games.engine import FAIR, STANDARD, GameConfig, InvalidConfigError
-from games.events import publisher
+from games.live import service as games
+from games.live.events import publisher
 from games.models import Action as ActionRow
 from games.models import Connection, Game, GameSeat, Player, Table
 from tournaments import pairing

@@ -17,9 +17,9 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from games import limits
 from games.catalogue import DIALECTS, Dialect, bot_choices, builtin_bots
-from games.identity import player_for_request
+from games.live import limits
+from games.live.identity import player_for_request
 from games.models import Player
 from games.names import BOT_LABELS
 from tournaments import report, service

@@ -1,5 +1,5 @@
 // The table page: renders the view the server sends (initially via json_script, then over the socket)
-// and turns clicks into the websocket messages of games/consumers.py.
+// and turns clicks into the websocket messages of games/live/consumers.py.
 //
 // The page's modules, in static/js/table/: `store.js` holds all its state and changes it by named
 // transitions; `actions.js` talks to the server; the views render from the store (`seats.js`,

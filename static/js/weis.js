@@ -1,5 +1,5 @@
 // Weis and Stöck at the table: what you may announce, what was declared and who scored it.
-// Pure rendering from the view the server sends (games/snapshot.py: game.weis, game.announce).
+// Pure rendering from the view the server sends (games/live/snapshot.py: game.weis, game.announce).
 
 import { cardElement, cardName, DECK } from "./cards.js";
 import { h } from "./dom.js";

@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bots.registry import IMPLEMENTATIONS
 from bots.runner import play_bot_turns
-from games import service
 from games.catalogue import DIALECTS, Dialect
 from games.engine import FAIR, STANDARD
+from games.live import service
 from games.models import Game
 
 

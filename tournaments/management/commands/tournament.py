@@ -128,7 +128,7 @@ class Command(BaseCommand):
 
     async def _run(self, tournament_id: int) -> None:
         from bots.runner import runner
-        from games import workers
+        from games.live import workers
 
         # This process drives the games it starts (a worker with a lease on each), as a server would.
         await sync_to_async(workers.register)()

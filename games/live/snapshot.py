@@ -25,7 +25,7 @@ from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from games import access, states
+from games import access
 from games.catalogue import SeatKind, abandon_parts, bot_choices, builtin_bots
 from games.decks import Deck
 from games.engine import (
@@ -47,6 +47,7 @@ from games.engine import (
     weis_points,
 )
 from games.engine.weis import QUARTET_BASE, RUN_NAMES
+from games.live import states
 from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, SeatFields, Table
 
 

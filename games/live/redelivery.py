@@ -1,6 +1,6 @@
 """After the channel layer was out of reach (a Redis restart): notice it, and publish again what it lost.
 
-Events are sent once, after commit (``games.events``): a move committed while Redis
+Events are sent once, after commit (``games.live.events``): a move committed while Redis
 was down reached nobody, and a process whose subscriptions were down missed what
 others sent. Nobody would have learned that it was their turn. So every server
 process sends itself a probe over the layer every ``PROBE_EVERY_S``; a probe that
@@ -30,8 +30,8 @@ from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.utils import timezone
 
-from games import metrics, service
-from games.events import REDIS_DOWN
+from games.live import metrics, service
+from games.live.events import REDIS_DOWN
 
 log = logging.getLogger(__name__)
 

@@ -30,9 +30,9 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext, gettext_lazy
 
-from games import limits
 from games.errors import ErrorCode, ServiceError
-from games.events import publisher
+from games.live import limits
+from games.live.events import publisher
 from games.models import ChatMessage, ChatMute, ChatReport, Game, GameSeat, Player, Seat, Table, table_group
 
 MAX_TEXT = 200  # characters of one message

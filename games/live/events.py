@@ -5,7 +5,7 @@ the channel layer (a Redis round trip) would hold up every other change of the
 process, so in a server the messages go to a queue that one task on the event
 loop sends in order. Without a server loop (management commands, plain tests)
 they are sent at once. What an outage of the layer loses is published again
-when it is back (``games.redelivery``).
+when it is back (``games.live.redelivery``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ async def _send_all(sends: list[Send]) -> None:
                 await layer.send(name, message)
         except REDIS_DOWN as exc:
             # The change is committed: once the layer is back, the tables changed meanwhile are published again
-            # (games.redelivery). An outage fails every send: one line every few seconds, not one each.
+            # (games.live.redelivery). An outage fails every send: one line every few seconds, not one each.
             _failures["count"] += 1
             now = time.monotonic()
             if now - _failures["logged_at"] >= FAILURES_LOGGED_EVERY_S:

@@ -10,7 +10,7 @@ after commit is it published to the table's watchers (channel-layer group
 (the one process that plays its bots, runs its clock and ends it when nobody
 plays any more) is told.
 
-The engine state of a game is rebuilt from its ``Action`` rows; ``games.states``
+The engine state of a game is rebuilt from its ``Action`` rows; ``games.live.states``
 keeps recent states per process and moves them on with the moves it hears of.
 """
 
@@ -32,7 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from games import fastpath, metrics, oplog, signals, snapshot, states, stats, workers
+from games import signals, stats
 from games.catalogue import (
     BOT_KINDS,
     DIALECTS,
@@ -59,7 +59,8 @@ from games.engine import (
     Action as EngineAction,
 )
 from games.errors import ErrorCode, ServiceError
-from games.events import Send, publisher
+from games.live import fastpath, metrics, oplog, snapshot, states, workers
+from games.live.events import Send, publisher
 from games.models import (
     LOBBY_GROUP,
     ROUND_PAUSES,
@@ -113,7 +114,7 @@ class Actor:
 BOT_RUNNER = Actor(bot=True)
 SYSTEM = Actor(system=True)
 
-# The engine state of a game after its stored moves (kept per process; see games.states).
+# The engine state of a game after its stored moves (kept per process; see games.live.states).
 load_state = states.load
 forget_cached_states = states.forget_all
 

@@ -13,8 +13,8 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 from django.utils.translation import gettext, ngettext
 
-from games import service
 from games.decks import DECKS, FRENCH, Deck, deck_named
+from games.live import service
 from games.models import GameSeat, Player, Table
 
 GUEST_SESSION_KEY = "jassweb_guest_player"

@@ -1,6 +1,6 @@
 """Websocket consumers: thin glue between browsers and the service.
 
-Client messages are JSON objects with a ``type``, parsed once by ``games.protocol`` into typed
+Client messages are JSON objects with a ``type``, parsed once by ``games.live.protocol`` into typed
 messages; a handler gets the message, never raw JSON. Every refusal is one reply
 ``{"type": "error", "code": ..., "message": ...}`` and changes nothing. After
 every change each connection receives ``{"type": "state", "version": n,
@@ -28,12 +28,12 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
-from games import access, bothooks, chat, limits, metrics, pings, protocol, service, snapshot, states
+from games import access
 from games.catalogue import BotUrlError, FaultKind
 from games.errors import ErrorCode
-from games.identity import player_for_scope
-from games.models import LOBBY_GROUP, ChatMessage, Game, Player, Table, table_group
-from games.protocol import (
+from games.live import bothooks, chat, limits, metrics, pings, protocol, service, snapshot, states
+from games.live.identity import player_for_scope
+from games.live.protocol import (
     Abandon,
     AbandonVote,
     AddBot,
@@ -62,7 +62,8 @@ from games.protocol import (
     Start,
     TestBot,
 )
-from games.service import ServiceError
+from games.live.service import ServiceError
+from games.models import LOBBY_GROUP, ChatMessage, Game, Player, Table, table_group
 
 log = logging.getLogger(__name__)
 

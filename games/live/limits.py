@@ -32,9 +32,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext, gettext_lazy
 
-from games import metrics
 from games.errors import ErrorCode
-from games.events import REDIS_DOWN
+from games.live import metrics
+from games.live.events import REDIS_DOWN
 
 log = logging.getLogger(__name__)
 

@@ -67,7 +67,7 @@ THOUGHT = Histogram(
     buckets=ANSWER_BUCKETS,
 )
 LIMIT_REFUSALS = Counter(
-    "jassweb_limit_refusals", "Attempts refused by a limit on abuse (games/limits.py)", ["limit", "scope"]
+    "jassweb_limit_refusals", "Attempts refused by a limit on abuse (games/live/limits.py)", ["limit", "scope"]
 )
 LAYER_OUTAGES = Counter(
     "jassweb_channel_layer_outages", "Times this process lost the channel layer (Redis) and got it back"

@@ -17,12 +17,12 @@ from typing import Any, ClassVar
 
 from django.utils.translation import gettext
 
-from games import snapshot
 from games.catalogue import DIALECTS, Dialect
-from games.chat import PHRASES
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.engine.game import GameState
 from games.errors import ErrorCode
+from games.live import snapshot
+from games.live.chat import PHRASES
 
 MAX_FRAME = 4096  # bytes of one websocket message (UTF-8); the transport refuses larger ones
 MAX_DEPTH = 8  # levels of lists and objects in a message (the protocol uses two)

@@ -20,7 +20,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from games import metrics
+from games.live import metrics
 from games.models import Connection, Game, Worker
 
 HEARTBEAT_SECONDS = 2.0
