@@ -6,7 +6,7 @@ engine by the built-in bots (fair 12-round and standard 1000-point games,
 every move checked), then stored again and again under other seeds, dates
 and players (people, built-in bots, remote bots; a few at private tables)
 with their full action logs and the summary rows a real game end writes
-(``games.stats.summary_rows``), in bulk. The ratings are computed from
+(``games.pages.stats.summary_rows``), in bulk. The ratings are computed from
 scratch (``rerate``, timed). Then each page is requested through Django's
 full stack (middleware, templates) and the median and 95th percentile of
 its time are printed, the bare lobby page first as the reference.
@@ -58,10 +58,10 @@ def fill(games: int, distinct: int) -> None:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from games import stats
     from games.live.snapshot import bot_label
     from games.models import Competitor, Game, GameSeat, GameSummary, Player, Seat, Table, deal_to_json
-    from games.ratings import defaults
+    from games.pages import stats
+    from games.pages.ratings import defaults
 
     started = time.perf_counter()
     rng = random.Random(2026)
@@ -226,7 +226,7 @@ def main() -> None:
         from django.test import Client
 
         from games.models import Action, Competitor, DecisiveRound, TypeResult
-        from games.ratings import rerate
+        from games.pages.ratings import rerate
 
         fill(args.games, args.distinct)
         started = time.perf_counter()

@@ -23,9 +23,9 @@ from channels.db import database_sync_to_async
 
 from bots import think
 from bots.analysis import analyse_round
-from games import analysis as stored
-from games.analysis import RoundInput
 from games.models import Game, GameAnalysis
+from games.pages import stored_analyses as stored
+from games.pages.stored_analyses import RoundInput
 
 log = logging.getLogger(__name__)
 

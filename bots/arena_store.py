@@ -7,13 +7,13 @@ from typing import Any
 from django.db import transaction
 
 from bots.arena import ArenaGame, GameOutcome, is_url
-from games import stats
 from games.catalogue import SeatKind
 from games.engine import FAIR, Action, GamePlan, GameState
 from games.hslu import encode_round
 from games.live.states import load as load_state
 from games.models import Action as ActionRow
 from games.models import Game
+from games.pages import stats
 from games.records import TRUMP_KEYS, import_record, weis_record
 
 

@@ -97,7 +97,7 @@ FAULT_WORDS = {
 # -- why a game was abandoned ----------------------------------------------------------
 
 # The reasons the service stores (English, as records keep them), read back into parts that a page
-# words in its own language (games/names.py, static/js/table/); any other text (an operator's, an
+# words in its own language (games/pages/names.py, static/js/table/); any other text (an operator's, an
 # imported record's) is shown as it is.
 _ABANDONED_BY_VOTE = re.compile(r"^(?P<name>.+) asked and the other players agreed$")
 _ABANDONED_AWAY = re.compile(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from games.pages import views
 
 urlpatterns = [
     path("", views.lobby, name="lobby"),

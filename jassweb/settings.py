@@ -109,8 +109,8 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context_processors.cards",
-                "games.context_processors.kinds",
+                "games.pages.context_processors.cards",
+                "games.pages.context_processors.kinds",
             ],
             # {% load jassweb_static %}: the site's own tags live beside what they serve (jassweb/staticfiles.py,
             # jsi18n.py, csp.py), not in an app's templatetags/, so that nothing in games imports jassweb.

@@ -14,10 +14,10 @@ from bots.analysis import MARKS, analyse_round, mark_for
 from bots.analyst import analyse_now
 from bots.runner import play_bot_turns
 from bots.solver import Solver
-from games import analysis
 from games.engine import Action, RoundState
 from games.live import service
 from games.models import Game, GameAnalysis, Player
+from games.pages import stored_analyses as analysis
 from tests.table_helpers import actor, make_players, make_table, start
 
 pytestmark = pytest.mark.django_db

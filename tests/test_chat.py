@@ -148,7 +148,7 @@ async def test_chat_is_stored_with_the_game_and_never_in_its_record(stop_runner)
 
 async def test_the_replay_shows_the_chat_at_the_card_it_came_after(stop_runner):
     from bots.runner import play_bot_turns
-    from games.replay import replay_data
+    from games.pages.replay import replay_data
 
     nora, emil = await sync_to_async(make_players)(("Nora", "Emil"))
     table = await sync_to_async(make_table)(nora, ["random"] * 4, mode="fair", round_count=2)

@@ -314,7 +314,7 @@ def test_the_navigation_names_the_statistics_in_the_pages_language(language, wor
 )
 def test_why_a_game_was_abandoned_is_said_in_the_pages_language(reason, words):
     """Issue 23: the result page said "Abandoned: abandoned by a player." in every language."""
-    from games.names import abandon_words
+    from games.pages.names import abandon_words
 
     with translation.override("de"):
         assert abandon_words(reason) == words

@@ -256,7 +256,8 @@ def test_a_right_import_passes(path, source):
 _SERVE = """
 import json, sys
 import jassweb.asgi
-from games import catalogue, records, stats, views
+from games import catalogue, records
+from games.pages import stats, views
 from games.live import service, snapshot
 print(json.dumps({
     "numba": sorted(m for m in sys.modules if m == "numba" or m.startswith("numba.")),

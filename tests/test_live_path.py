@@ -20,7 +20,7 @@ from django.db.backends.utils import CursorWrapper
 from games import records
 from games.live import service
 from games.models import Action, Game, Seat
-from games.replay import replay_data
+from games.pages.replay import replay_data
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import Client, close_all_clients
 

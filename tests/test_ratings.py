@@ -10,7 +10,6 @@ from django.core.management import call_command
 from django.db import IntegrityError
 from django.test import Client
 
-from games import profiles, ratings
 from games.live import service
 from games.models import (
     Competitor,
@@ -23,6 +22,7 @@ from games.models import (
     Table,
     TeamMember,
 )
+from games.pages import profiles, ratings
 from tests.stats_helpers import finished_game, is_last_move, play_out
 from tests.table_helpers import make_players, make_table, start
 

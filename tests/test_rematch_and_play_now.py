@@ -8,10 +8,10 @@ import pytest
 from django.utils import timezone
 
 from bots.runner import play_bot_turns
-from games import history
 from games.errors import ErrorCode
 from games.live import protocol, service
 from games.models import Competitor, Game, Player, Seat, Table
+from games.pages import history
 from tests.table_helpers import make_players, make_table, start
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from django.core.management import call_command
 from games.engine import CARD_CODES, SUIT_LETTERS, Action, team_of
 from games.live import service
 from games.models import Fault, Game, Player
+from games.pages.replay import replay_data
 from games.records import game_record, import_record
-from games.replay import replay_data
 
 pytestmark = pytest.mark.django_db
 

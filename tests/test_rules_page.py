@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from games.decks import DECKS, FRENCH, card_html
-from games.rules_page import LEGAL_EXAMPLES, points_rows
+from games.pages.rules_help import LEGAL_EXAMPLES, points_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -18,9 +18,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from games import stats
 from games.engine import PUSH, SUITS, GameState
 from games.models import DecisiveRound, Game, GameSummary, Player, TeamMember, TypeResult
+from games.pages import stats
 from tests.stats_helpers import finished_game
 from tests.table_helpers import make_players
 

@@ -35,8 +35,8 @@ from games.live import service, snapshot
 from games.live.service import forget_cached_states, load_state
 from games.models import Action as ActionRow
 from games.models import Fault, Game, GameSeat, Seat, Table
+from games.pages.replay import replay_data
 from games.records import ROUND_LOGS_NOTE, RecordError, game_record, import_record
-from games.replay import replay_data
 from tests.bot_servers.counting import CountingBots
 from tests.engine_helpers import held_weis
 from tests.table_helpers import actor, make_players, make_table, start

@@ -21,7 +21,7 @@ from games.catalogue import DIALECTS, Dialect, bot_choices, builtin_bots
 from games.live import limits
 from games.live.identity import player_for_request
 from games.models import Player
-from games.names import BOT_LABELS
+from games.pages.names import BOT_LABELS
 from tournaments import report, service
 from tournaments.models import Entrant, Member, Tournament
 

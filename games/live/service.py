@@ -32,7 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from games import signals, stats
+from games import signals
 from games.catalogue import (
     BOT_KINDS,
     DIALECTS,
@@ -77,6 +77,7 @@ from games.models import (
     new_table,
     table_group,
 )
+from games.pages import stats
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """``{{ kind|fault_words }}``: a remote bot's fault kind in words (games.catalogue.FAULT_WORDS);
-``{{ seat|player_name }}`` and ``{{ key|bot_name }}``: built-in bots in the page's language (games.names)."""
+``{{ seat|player_name }}`` and ``{{ key|bot_name }}``: built-in bots in the page's language (games.pages.names)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django import template
 from django.utils.translation import gettext
 
 from games.catalogue import FAULT_WORDS, FaultKind
-from games.names import abandon_words, local_bot_label, local_player_name
+from games.pages.names import abandon_words, local_bot_label, local_player_name
 
 register = template.Library()
 

@@ -32,7 +32,7 @@ function append(node, children) {
 
 export const SEAT_NAMES = [pgettext("seat", "North"), pgettext("seat", "East"), pgettext("seat", "South"), pgettext("seat", "West")];
 
-// The built-in bots by key in the page's language (the live views carry their English names: games/names.py).
+// The built-in bots by key in the page's language (the live views carry their English names: games/pages/names.py).
 const BOT_LABELS = {
   random: pgettext("bot", "Random"),
   rules: pgettext("bot", "Rule-based"),

@@ -1,5 +1,5 @@
 // The replay viewer: steps through a finished game card by card, all four hands open.
-// The server sends the whole game once (games/replay.py); a position is (round, card) and lives in the URL.
+// The server sends the whole game once (games/pages/replay.py); a position is (round, card) and lives in the URL.
 
 import { cardElement, cardTag, sortHand, suitTag, TRUMPS, trumpLabel, trumpMark, trumpText } from "./cards.js";
 import { botName, h, jsonFromScript, playerName as displayName, SEAT_NAMES } from "./dom.js";

@@ -8,9 +8,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from bots.analyst import analyse_now
-from games.analysis import accuracy_by_player
 from games.engine import SEAT_NAMES
 from games.models import Game
+from games.pages.stored_analyses import accuracy_by_player
 
 
 class Command(BaseCommand):

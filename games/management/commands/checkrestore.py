@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from games.engine import JassError
 from games.live.states import load
 from games.models import Competitor, Game, RatingChange
-from games.ratings import rerate
+from games.pages.ratings import rerate
 from games.records import RecordError, check_record, game_record
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.ratings import rerate
-from games.stats import rebuild_summaries
+from games.pages.ratings import rerate
+from games.pages.stats import rebuild_summaries
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-// The replay's analysis (games/analysis.py): each card's mark and loss, the evaluation graph, accuracy,
+// The replay's analysis (games/pages/stored_analyses.py): each card's mark and loss, the evaluation graph, accuracy,
 // and the button that asks for an analysis (then polled until it is done).
 
 import { trumpLabel } from "../cards.js";
@@ -143,7 +143,7 @@ export class Analysis {
   }
 
   askButton(label) {
-    // Any game that is over may be analysed on request (games/views.py: analyse_game); the server says when not.
+    // Any game that is over may be analysed on request (games/pages/views.py: analyse_game); the server says when not.
     if (!this.#analysis.may_ask) return null;
     return h("p", { class: "an-ask" },
       h("button", { type: "button", class: "button", "data-testid": "analyse-button", onclick: (event) => this.ask(event) }, label),

@@ -23,7 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
-from games import access, analysis, decks, history, profiles, records, rules_page, stats
+from games import access, decks, records
 from games.catalogue import bot_choices
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
@@ -31,8 +31,9 @@ from games.live import chat, limits, service, snapshot
 from games.live.bothooks import driver as bot_driver
 from games.live.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, GameAnalysis, Player, Table
-from games.names import BOT_LABELS, local_bot_label
-from games.replay import replay_data
+from games.pages import history, profiles, rules_help, stats, stored_analyses
+from games.pages.names import BOT_LABELS, local_bot_label
+from games.pages.replay import replay_data
 
 MAX_UPLOAD = records.MAX_RECORD_BYTES  # bytes of a record file
 
@@ -89,7 +90,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def rules(request: HttpRequest) -> HttpResponse:
     """How Schieber is played here: legal cards with pictures, scoring, fair mode and RPA."""
     deck = deck_for_request(request)
-    return render(request, "rules.html", {"player": player_for_request(request), **rules_page.rules_context(deck)})
+    return render(request, "rules.html", {"player": player_for_request(request), **rules_help.rules_context(deck)})
 
 
 def _default_clock() -> int:
@@ -432,7 +433,7 @@ def analysis_json(request: HttpRequest, game_id: int) -> HttpResponse:
             {"error": "running", "message": "the game is still running; it is analysed when it is over"},
             status=409,
         )
-    return JsonResponse(analysis.analysis_view(game), json_dumps_params={"separators": (",", ":")})
+    return JsonResponse(stored_analyses.analysis_view(game), json_dumps_params={"separators": (",", ":")})
 
 
 def _queue_analysis(request: HttpRequest, game_id: int) -> tuple[JsonResponse, bool]:
@@ -444,13 +445,13 @@ def _queue_analysis(request: HttpRequest, game_id: int) -> tuple[JsonResponse, b
     if not settings.JASSWEB_ANALYSIS:
         message = gettext("This server analyses no games on request.")
         return JsonResponse({"error": "analysis_off", "message": message}, status=409), False
-    if analysis.wanted(game):
+    if stored_analyses.wanted(game):
         try:
             limits.hit("analysis", person=player.pk if player else None, address=limits.request_address(request))
         except limits.Limited as exc:
             return JsonResponse({"error": exc.code, "message": exc.message}, status=429), False
-        analysis.request(game)
-    view = analysis.analysis_view(game)
+        stored_analyses.request(game)
+    view = stored_analyses.analysis_view(game)
     return JsonResponse(view, status=202), view["status"] == GameAnalysis.QUEUED
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from games.analysis import analysis_view
 from games.engine import (
     CARD_CODES,
     FAIR,
@@ -35,6 +34,7 @@ from games.live import chat
 from games.live.snapshot import bot_label, weis_entry, weis_part
 from games.live.states import load as load_state
 from games.models import Game, GameSeat, Player
+from games.pages.stored_analyses import analysis_view
 
 
 def _cards_in_order(rnd: RoundState) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@ from django.db.models import Prefetch, QuerySet
 from django.utils.translation import gettext, ngettext, pgettext
 
 from games.models import Game, GameSeat, Player
-from games.names import local_player_name
+from games.pages.names import local_player_name
 
 PAGE_SIZE = 25
 

@@ -7,7 +7,7 @@ mode, winner, the winner's margin), each player type's result per team
 and, in a fair game, the two rounds of its decisive pair (``DecisiveRound``).
 The statistics page is then a handful of aggregate queries over those rows,
 however many games there are (``page_data``). A rated game's rating update
-(``games.ratings``) is written in the same transaction.
+(``games.pages.ratings``) is written in the same transaction.
 
 Player types are "people" (every person, as the thesis' "Human Player"), each
 built-in bot ("bot:<name>") and each remote bot by the name its inviter gave
@@ -46,7 +46,7 @@ from games.models import (
     TypeResult,
     seat_kind,
 )
-from games.ratings import defaults, lock_ledger, rate_game
+from games.pages.ratings import defaults, lock_ledger, rate_game
 
 PEOPLE = "people"
 TABLE, ARENA = GameSummary.TABLE, GameSummary.ARENA
@@ -610,7 +610,7 @@ def _margin_shares(counts: dict[int, int], step: int) -> tuple[list[float], int]
 
 def page_data(filters: Filters) -> dict[str, Any]:
     """Everything the statistics page shows, from five aggregate queries (none per game or per type)."""
-    from games import charts
+    from games.pages import charts
 
     types = type_table(filters)
     decisive, calls = decisive_table(filters)

@@ -15,11 +15,12 @@ from django.db.models import Count, Prefetch, Q, Sum
 from django.utils.formats import date_format
 from django.utils.translation import gettext
 
-from games import access, analysis, charts
+from games import access
 from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
-from games.names import local_bot_label
-from games.ratings import SIGMAS_SHOWN
-from games.stats import wilson
+from games.pages import charts, stored_analyses
+from games.pages.names import local_bot_label
+from games.pages.ratings import SIGMAS_SHOWN
+from games.pages.stats import wilson
 
 WHO = {"all": None, "people": (Competitor.PERSON,), "bots": (Competitor.BOT, Competitor.REMOTE)}
 LEADERBOARD_SIZE = 100
@@ -37,7 +38,7 @@ def seat_accuracies(game_ids: list[int]) -> dict[tuple[int, int], float]:
     The one place the profiles ask the game analysis for numbers: a game without a
     finished analysis has no entry, and the page says "not analysed yet".
     """
-    return analysis.accuracies_by_seat(game_ids)
+    return stored_analyses.accuracies_by_seat(game_ids)
 
 
 # -- the leaderboard --------------------------------------------------------------------------------
