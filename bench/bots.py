@@ -32,7 +32,7 @@ from jass.game.rule_schieber import RuleSchieber
 from bench.engine import jasskit_round, rate
 from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.rollout import random_playouts, random_rounds
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from games.engine import GameConfig, GameState, Observation
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from bots.base import Bot
 from bots.mcts import MCTSStrongBot
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from bots.solver import Solver
 from bots.solver_bot import SolverBot
 from games.engine import RoundState

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bots.rules import DECLARER_CARDS, place_shown_weis
-from bots.rules import excluded_cards as rules_excluded_cards
+from bots.rule_based import DECLARER_CARDS, place_shown_weis
+from bots.rule_based import excluded_cards as rules_excluded_cards
 from games.engine import FULL_DECK, SEATS, Observation, cards_of
 
 DECLARER_WEIGHT = 2.0  # after the trump is declared, the declarer is likelier to hold the cards it wants
@@ -24,7 +24,7 @@ RANDOM_ATTEMPTS = 30  # greedy sampling rarely fails; after this many failures s
 def excluded_cards(obs: Observation) -> list[int]:
     """Return, per seat, the cards it has shown it cannot hold (judged from how it followed suit).
 
-    The rule bot reads the table the same way; there is one implementation, in ``bots.rules``.
+    The rule bot reads the table the same way; there is one implementation, in ``bots.rule_based``.
     """
     if obs.trump < 0:
         return [0, 0, 0, 0]

@@ -39,7 +39,7 @@ from bots.rollout import (
     score,
     seed_state,
 )
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from games.engine import PUSH, Action, Observation, RoundState, next_seat
 
 _MODEL = RuleBot()

@@ -48,7 +48,7 @@ from bots.rollout import (
     score,
     seed_state,
 )
-from bots.rules import PUSH_THRESHOLD, RuleBot, trump_scores
+from bots.rule_based import PUSH_THRESHOLD, RuleBot, trump_scores
 from games.engine import (
     PUSH,
     STOECK_POINTS,

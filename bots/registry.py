@@ -37,7 +37,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
                 "Rule-based",
                 "Scores its hand to pick a trump; draws trumps, cashes Bocks, gives points to its partner.",
             ),
-            "bots.rules:RuleBot",
+            "bots.rule_based:RuleBot",
         ),
         Implementation(
             BuiltinBot(

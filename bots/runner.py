@@ -595,9 +595,9 @@ class Driver:
         for game_id in await database_sync_to_async(workers.claim_orphans)():
             await self.take(game_id)
         if settings.JASSWEB_ANALYSIS:
-            from bots import analyst  # only where analyses run: it loads the solver's module
+            from bots import analysis_jobs  # only where analyses run: it loads the solver's module
 
-            await analyst.resume_pending(self.worker_id, self.analyse)
+            await analysis_jobs.resume_pending(self.worker_id, self.analyse)
         while True:
             await asyncio.sleep(workers.HEARTBEAT_SECONDS)
             try:
@@ -685,11 +685,11 @@ class Driver:
     def analyse(self, game_id: int) -> None:
         """Analyse a game that ended (on the analysis worker; a game already analysed or being analysed
         by a live job is left alone)."""
-        from bots import analyst
+        from bots import analysis_jobs
 
         if self.worker_id is not None and game_id not in self._analysing:
             self._analysing.add(game_id)
-            task = self.spawn(analyst.analyse_in_background(game_id, self.worker_id), f"analyse-{game_id}")
+            task = self.spawn(analysis_jobs.analyse_in_background(game_id, self.worker_id), f"analyse-{game_id}")
             task.add_done_callback(lambda _: self._analysing.discard(game_id))
 
     def wake(self, game_id: int) -> None:

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from bots.analysis import MARKS, analyse_round, mark_for
-from bots.analyst import analyse_now
+from bots.analysis_jobs import analyse_now
 from bots.runner import play_bot_turns
 from bots.solver import Solver
 from games.engine import Action, RoundState
@@ -242,7 +242,7 @@ def test_a_failed_analysis_is_logged_with_its_traceback_and_never_shows_the_raw_
         raise RuntimeError("secret internals: solver table at 0xdeadbeef")
 
     # The one seam between the stored job and the search: a fault there must not reach the page.
-    monkeypatch.setattr("bots.analyst.analyse_round", broken)
+    monkeypatch.setattr("bots.analysis_jobs.analyse_round", broken)
     with pytest.raises(RuntimeError):
         analyse_now(game)
     stored = GameAnalysis.objects.get(game=game)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from games.engine import (
     CARD_CODES,
     FAIR,

@@ -15,7 +15,7 @@ from bots.inference import (
     round_history,
 )
 from bots.rollout import seed_state
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from games.engine import GameConfig, GameState, RoundState, next_seat
 
 RULES = RuleBot()

@@ -15,7 +15,7 @@ from bots.determinize import Sampler, excluded_cards, possible_cards, unseen_car
 from bots.mcts import MCTSBot, MCTSStrongBot
 from bots.random import RandomBot
 from bots.registry import IMPLEMENTATIONS, bot_class, get_bot, move_budget
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from games.catalogue import bot_choices
 from games.engine import (
     CLUBS,

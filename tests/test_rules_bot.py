@@ -7,7 +7,7 @@ import pytest
 
 from bots.random import RandomBot
 from bots.registry import get_bot
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from games.catalogue import builtin_bots
 from games.engine import (
     CARD_CODES,

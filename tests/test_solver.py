@@ -108,7 +108,7 @@ def test_the_match_bonus_counts_for_the_team_that_can_still_make_it():
 
 def _rules_positions(trump: int, count: int, cards_left: int) -> list[RoundState]:
     """Positions from rounds the rule bot plays on every seat (the trump fixed), ``cards_left`` cards from the end."""
-    from bots.rules import RuleBot
+    from bots.rule_based import RuleBot
 
     bot = RuleBot()
     rng = random.Random(trump)

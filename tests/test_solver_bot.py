@@ -10,7 +10,7 @@ import pytest
 
 from bots.random import RandomBot
 from bots.registry import get_bot, move_budget
-from bots.rules import RuleBot
+from bots.rule_based import RuleBot
 from bots.solver import Solver
 from bots.solver_bot import SolverBot, position
 from games.catalogue import bot_choices

@@ -1,7 +1,7 @@
 """Stored game analyses: what the replay shows and the profile's accuracy figure, and how a job records them.
 
 The analysis itself (``bots/analysis.py``) runs on a bot worker, round by
-round; ``bots/analyst.py`` schedules it when a game ends and
+round; ``bots/analysis_jobs.py`` schedules it when a game ends and
 ``manage.py analyse`` runs it at once. This module is the storage side: the
 inputs of each round, storing a round's result as it comes (so a restart
 resumes where it stopped), the accuracy of every player, and the analysis as

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bots.analyst import analyse_now
+from bots.analysis_jobs import analyse_now
 from games.engine import SEAT_NAMES
 from games.models import Game
 from games.pages.stored_analyses import accuracy_by_player
