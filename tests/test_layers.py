@@ -257,8 +257,8 @@ _SERVE = """
 import json, sys
 import jassweb.asgi
 from games import catalogue, records
-from games.pages import stats, views
 from games.live import service, snapshot
+from games.pages import stats, views
 print(json.dumps({
     "numba": sorted(m for m in sys.modules if m == "numba" or m.startswith("numba.")),
     "bot_modules": sorted(m for m in sys.modules if m in ("bots.mcts", "bots.rollout", "bots.inference")),
