@@ -27,7 +27,7 @@ from games import access, decks, records
 from games.catalogue import bot_choices
 from games.engine import FAIR, STANDARD, TRUMP_NAMES
 from games.errors import ErrorCode
-from games.live import chat, limits, service, snapshot
+from games.live import chat, limits, service, snapshot, states
 from games.live.bothooks import driver as bot_driver
 from games.live.identity import become_guest, choose_deck, deck_for_request, player_for_request
 from games.models import ROUND_PAUSES, Competitor, Game, GameAnalysis, Player, Table
@@ -341,7 +341,7 @@ def _visible_game(request: HttpRequest, game_id: int) -> tuple[Game, Player | No
 def game_result(request: HttpRequest, game_id: int) -> HttpResponse:
     """A game's result: scores per round, and for fair games each pair's point advantage."""
     game, player = _visible_game(request, game_id)
-    state = service.load_state(game)
+    state = states.load(game)
     seats = list(game.seats.order_by("position"))
     view = snapshot.game_view(game, state, seats, None)
     # Fair pairs from the viewer's side: their team if they played, else North & South.
