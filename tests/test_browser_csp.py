@@ -40,6 +40,12 @@ for args in (["--mode", "fair", "--rounds", "2", "--seed", "4", "--weis"], ["--t
     seats = ["--seat", "rules", "--seat", "random"] * 2
     call_command("playgame", *seats, *args, stdout=out)
     games.append(json.loads(out.getvalue())["game"])
+# An imported record (the fair Weis game through its export) and a game abandoned in its second round.
+from games.models import Game
+from games.records import game_record, import_record
+games.append(import_record(json.loads(json.dumps(game_record(Game.objects.get(pk=games[0]))))).pk)
+from tests.test_analysis import abandoned_game
+games.append(abandoned_game().pk)
 print(json.dumps(games))
 """
 
@@ -78,7 +84,7 @@ def visit(page: Page, path: str, status: int = 200) -> None:
 
 
 def test_every_page_runs_under_the_policy_with_nothing_refused(open_page, served):
-    _server, (fair, standard) = served
+    _server, (fair, standard, imported, abandoned) = served
     page = open_page()
     for path in (
         "/",
@@ -94,9 +100,21 @@ def test_every_page_runs_under_the_policy_with_nothing_refused(open_page, served
         f"/games/{standard}/",
         f"/games/{fair}/replay",
         f"/games/{standard}/replay",
+        f"/games/{imported}/",
+        f"/games/{imported}/replay",
+        f"/games/{abandoned}/",
+        f"/games/{abandoned}/replay",
         "/tables/1/invite/",
     ):
         visit(page, path)
+    for game in (imported, abandoned):
+        # Step through a round of the imported and the abandoned game: every card drawn under the policy.
+        visit(page, f"/games/{game}/replay")
+        slider = page.get_by_test_id("slider")
+        page.get_by_test_id("next").click()
+        expect(slider).not_to_have_value("0")
+        page.get_by_test_id("last").click()
+        expect(page.get_by_test_id("trick-caption")).to_be_visible()
     visit(page, "/no-such-page/", 404)
     become_guest(page, "Csp")
     for path in ("/games/mine/", "/players/me/", "/settings/", "/tournaments/new/"):
@@ -109,7 +127,13 @@ def test_every_page_runs_under_the_policy_with_nothing_refused(open_page, served
     expect(page.get_by_test_id("invite-link-url")).to_be_visible()
 
     phone = open_page(viewport={"width": 375, "height": 667})
-    for path in ("/", f"/games/{fair}/replay", f"/games/{fair}/"):
+    for path in (
+        "/",
+        f"/games/{fair}/replay",
+        f"/games/{fair}/",
+        f"/games/{imported}/replay",
+        f"/games/{abandoned}/replay",
+    ):
         visit(phone, path)
 
     admin = open_page()
