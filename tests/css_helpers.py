@@ -90,6 +90,8 @@ def compare(page: Page, state: str) -> list[str]:
         )
         context._css_baseline_routed = True  # type: ignore[attr-defined]
     names = sheets(page)
+    if not names:
+        return []  # Django's own page (DEBUG's 404), none of the site's
     page.evaluate(
         """(urls) => new Promise((done) => {
             if (document.querySelector('link[data-css-baseline]')) return done();
