@@ -12,6 +12,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, ViewportSize
 
+from tests import css_helpers
+
 CHECK = (Path(__file__).parent / "layout_check.js").read_text()
 # Waits (a second at most) for what is still moving to come to rest: a dialog fading in, a card sliding in.
 SETTLE = """() => Promise.race([
@@ -46,4 +48,7 @@ def check(
     # What is still moving is measured where it comes to rest.
     page.evaluate(SETTLE)
     found = page.evaluate(CHECK, {"root": root, "important": list(important), "contrast": contrast})
-    return [f"{state} @ {size['width']}x{size['height']}: {problem}" for problem in found]
+    # With JASSWEB_CSS_BASELINE set: the page looks as it did under that ref's stylesheets (tests/css_helpers.py).
+    return [f"{state} @ {size['width']}x{size['height']}: {problem}" for problem in found] + css_helpers.compare(
+        page, state
+    )
