@@ -23,6 +23,17 @@ from tests.table_helpers import actor, make_players, make_table, start
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _test_sized_view_search(monkeypatch):
+    """The player's-view search of these analyses with a test-sized budget (the same code; the real budget is
+    ``bots.analysis._ViewSearch``'s): these tests are about what an analysis holds, where it is stored and when
+    it runs, not about how well the search judges (the browser's blunder test judges with the real budget)."""
+    from bots import analysis as analysis_module
+
+    for name, value in (("determinizations", 4), ("iterations", 300), ("trump_determinizations", 4)):
+        monkeypatch.setattr(analysis_module._bot, name, value)
+
+
 def played_game(rounds: int = 2, seed: int = 3) -> Game:
     seats = ["--seat", "rules", "--seat", "random", "--seat", "rules", "--seat", "random"]
     call_command(

@@ -63,6 +63,7 @@ def open_page(browser, jass_server):
     contexts = []
 
     def factory(**options):
+        options.setdefault("reduced_motion", "reduce")  # as every browser test (tests/browser_helpers.py)
         context = browser.new_context(base_url=base, viewport={"width": 1366, "height": 900}, **options)
         context.set_default_timeout(60_000)
         contexts.append(context)

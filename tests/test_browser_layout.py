@@ -101,6 +101,9 @@ class Walk:
         join(self.anna, "Anna")
 
     def window(self, viewport: ViewportSize, **options: Any) -> Page:
+        # Less motion, as in every browser test (tests/browser_helpers.py, REDUCED_MOTION): each state is checked
+        # as it stands, and four windows do not repaint the glow of the seat to move on every frame.
+        options.setdefault("reduced_motion", "reduce")
         context = self.browser.new_context(base_url=self.base, viewport=viewport, **options)
         context.set_default_timeout(30_000)
         self.contexts.append(context)

@@ -21,7 +21,7 @@ from tests.services import scale_out
 
 pytestmark = pytest.mark.services
 
-TEAMS = ["Ada=rules", "Bo=random", "Cleo=rules", "Dan=random", "Eva=rules", "Finn=random"]
+TEAMS = ["Ada=rules", "Bo=random", "Cleo=rules", "Dan=random"]  # a round robin of six games, two at a time
 OPTIONS = ["--format", "round-robin", "--match-rounds", "2", "--seed", "2026", "--max-games", "2"]
 
 
@@ -70,7 +70,7 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
                 "SELECT count(*) FROM tournaments_matchgame mg JOIN games_game g ON g.id = mg.game_id "
                 "JOIN tournaments_match m ON m.id = mg.match_id WHERE m.tournament_id = %s AND g.status = 'finished'"
             )
-            wait_for(lambda: query(database_url, finished, tournament_id)[0][0] >= 4, 120, "four games played")
+            wait_for(lambda: query(database_url, finished, tournament_id)[0][0] >= 2, 120, "two games played")
             (driver,) = wait_for(
                 lambda: query(database_url, "SELECT driver FROM games_game WHERE status = 'running' AND driver <> ''"),
                 30,
@@ -81,7 +81,7 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
             survivor = next(s for s in servers if s is not victim)
             victim.kill()  # SIGKILL: only what was committed survives
             played_before = query(database_url, finished, tournament_id)[0][0]
-            assert played_before < 15, "the tournament ended before the kill: nothing was taken over"
+            assert played_before < 6, "the tournament ended before the kill: nothing was taken over"
 
             status = "SELECT status FROM tournaments_tournament WHERE id = %s"
             wait_for(
@@ -105,7 +105,7 @@ def test_a_killed_driver_loses_no_game_plays_none_twice_and_the_standings_are_th
             "(SELECT count(*) FROM games_table WHERE managed_by = %s)",
             f"/tournaments/{tournament_id}/",
         )[0]
-        assert games == match_games == tables == 15
+        assert games == match_games == tables == 6
         assert query(database_url, "SELECT count(*) FROM games_game WHERE status <> 'finished'")[0][0] == 0
         shown = command(env, "standings", str(tournament_id))
 
@@ -116,7 +116,7 @@ def test_a_whole_restart_resumes_a_running_tournament(tmp_path):
     """One server on SQLite, killed mid-tournament and started again: the new process plays the tournament on."""
     env = {"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3")}
     migrate(env)
-    tournament_id = command(env, "create", *team_args()[:8], *OPTIONS)["tournament"]  # four teams: six games
+    tournament_id = command(env, "create", *team_args(), *OPTIONS)["tournament"]  # four teams: six games
     database = str(tmp_path / "db.sqlite3")
 
     def sqlite(sql: str, *params: object) -> list[tuple]:
