@@ -12,6 +12,8 @@ from io import StringIO
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jass.game.const import PUSH as JASSKIT_PUSH
 from jass.game.const import next_player
 from jass.game.game_sim import GameSim
@@ -37,7 +39,7 @@ from games.hslu import encode_round
 from games.live import service
 from games.live.service import forget_cached_states, load_state
 from games.models import Action, Fault, Game, GameSeat, Seat, Table
-from games.records import MAX_RECORD_BYTES, RecordError, check_record, game_record, import_record
+from games.records import MAX_RECORD_BYTES, RecordCode, RecordError, check_record, game_record, import_record
 from tests.engine_helpers import hands_from_codes, play_random_game, play_random_round, seat_of_action
 from tests.table_helpers import actor, make_players, make_table, start
 
@@ -582,6 +584,252 @@ def test_any_damage_to_a_record_is_a_record_error_or_harmless(standard):
                 check_record(damaged)
             checked += 1
     assert checked > 200
+
+
+# -- the schema: each kind of shape error with its code and JSON place ----------------------------
+
+
+def with_weis_round(r: dict, weis_round: dict) -> dict:
+    return {"rounds": [r], "weis": True, "weis_rounds": [weis_round]}
+
+
+SHAPE_ERRORS = [
+    # (record made from round one, code, place, message)
+    (  # the old code crashed here (IndexError) instead of refusing
+        lambda r: with_weis_round(r, {"weis_team": 5}),
+        "out_of_range",
+        "weis_rounds[0].weis_team",
+        "round 1: 'weis_team' must be 0 (North/South), 1 (East/West) or null, got 5",
+    ),
+    (lambda r: {}, "missing_field", "rounds", "the record has no 'rounds'"),
+    (
+        lambda r: {"rounds": [r], "mode": "fair"},
+        "missing_field",
+        "fair_schedule",
+        "a fair record needs its 'fair_schedule' (which round repeats which)",
+    ),
+    (
+        lambda r: {"rounds": [r], "faults": [{"seat": 0, "round": 0}]},
+        "missing_field",
+        "faults[0].kind",
+        "faults[0]: 'kind' must be a non-empty string, got None",
+    ),
+    (lambda r: [{k: v for k, v in r.items() if k != "dealer"}], "missing_field", "rounds[0].dealer", None),
+    (
+        lambda r: 42,
+        "wrong_type",
+        "",
+        "a record is a JSON object with 'rounds' or a list of round logs, got the number 42",
+    ),
+    (lambda r: {"rounds": {"1": r}}, "wrong_type", "rounds", "'rounds' must be a list of round logs, got an object"),
+    (
+        lambda r: {"rounds": [r], "seats": [{}, {}, {"name": 5}, {}]},
+        "wrong_type",
+        "seats[2].name",
+        "seats[2]: 'name' must be a string, got the number 5",
+    ),
+    (
+        lambda r: {"rounds": [r], "faults": [{"seat": 0, "round": 0, "kind": "timeout", "move": "x"}]},
+        "wrong_type",
+        "faults[0].move",
+        "faults[0]: 'move' must be a move number or null, got 'x'",
+    ),
+    (
+        lambda r: {"rounds": [r], "weis": "yes"},
+        "wrong_type",
+        "weis",
+        "weis must be true (a game with Weis and Stöck) or false, got 'yes'",
+    ),
+    (
+        lambda r: [r | {"tricks": [{"cards": ["HA", "X9"]}]}],
+        "unknown_card",
+        "rounds[0].tricks[0].cards[1]",
+        "round 1, trick 1, card 2: unknown card code 'X9'",
+    ),
+    (
+        lambda r: [r | {"player": [{}, {"hand": [None, "Joker"]}]}],
+        "unknown_card",
+        "rounds[0].player[1].hand[0]",
+        "round 1, player 1 hand[0]: unknown card code None",
+    ),
+    (
+        lambda r: with_weis_round(r, {"weis": [{"seat": 0, "cards": ["HA", "HK", "X9"]}]}),
+        "unknown_card",
+        "weis_rounds[0].weis[0].cards",
+        "round 1, Weis 1: 'cards' must be a list of card codes like 'HA', got ['HA', 'HK', 'X9']",
+    ),
+    (
+        lambda r: with_weis_round(r, {"stoeck": {"seat": 1, "card": "Q"}}),
+        "unknown_card",
+        "weis_rounds[0].stoeck.card",
+        "round 1, Stöck: 'card' must be a card code like 'HA' or null, got 'Q'",
+    ),
+    (
+        lambda r: {"rounds": [r], "faults": [{"seat": 4}]},
+        "out_of_range",
+        "faults[0].seat",
+        "faults[0]: 'seat' must be a seat 0..3, got 4",
+    ),
+    (
+        lambda r: {"rounds": [r], "seats": [{"position": 7}, {}, {}, {}]},
+        "out_of_range",
+        "seats[0].position",
+        "seats[0]: 'position' must be 0 (North), 1 (East), 2 (South) or 3 (West), got 7",
+    ),
+    (
+        lambda r: with_weis_round(r, {"weis": [{"seat": -1, "cards": ["HA", "HK", "HQ"]}]}),
+        "out_of_range",
+        "weis_rounds[0].weis[0].seat",
+        "round 1, Weis 1: 'seat' must be a seat 0-3, got -1",
+    ),
+    (
+        lambda r: {"rounds": [r], "target": 0},
+        "out_of_range",
+        "target",
+        "target must be an integer from 1 to 100000, got 0",
+    ),
+    (
+        lambda r: {"rounds": [r], "seats": [{}] * 3},
+        "wrong_length",
+        "seats",
+        "seats must be a list of the four seats, got [{}, {}, {}]",
+    ),
+    (
+        lambda r: {"rounds": [r], "points": [1, 2, 3]},
+        "wrong_length",
+        "points",
+        "points must be two integers [North/South, East/West], got [1, 2, 3]",
+    ),
+    (
+        lambda r: {"rounds": [r], "weis": True, "weis_rounds": []},
+        "wrong_length",
+        "weis_rounds",
+        "weis_rounds has 0 entries but the record has 1 rounds",
+    ),
+    (lambda r: [], "wrong_length", "rounds", "the record has no rounds"),
+    (
+        lambda r: {"rounds": [r], "mode": "blitz"},
+        "unknown_value",
+        "mode",
+        "mode must be 'standard' or 'fair', got 'blitz'",
+    ),
+    (
+        lambda r: {"rounds": [r], "seats": [{}, {"kind": "alien"}, {}, {}]},
+        "unknown_value",
+        "seats[1].kind",
+        "seats[1]: 'kind' must be one of human, bot, remote, empty, got 'alien'",
+    ),
+    (
+        lambda r: {"rounds": [r], "seats": [{}, {}, {}, {"name": "x" * 61}]},
+        "too_long",
+        "seats[3].name",
+        "seats[3]: 'name' has 61 characters; at most 60",
+    ),
+    (
+        lambda r: {"rounds": [r], "seats": [{"position": 1}] * 4},
+        "duplicate",
+        "seats[1].position",
+        "seats[1]: position 1 (East) is listed twice",
+    ),
+    (
+        lambda r: {"rounds": [r], "fair_schedule": [0, 1]},
+        "contradiction",
+        "fair_schedule",
+        "fair_schedule is only for fair games, and this record's mode is 'standard'",
+    ),
+    (
+        lambda r: {"rounds": [r], "seats": [{"kind": "bot"}, {}, {}, {}]},
+        "contradiction",
+        "seats[0].kind",
+        "seats[0]: a 'bot' seat needs a 'bot' name and no 'url'",
+    ),
+    (lambda r: "{not json", "not_json", "", None),
+    (lambda r: " " * MAX_RECORD_BYTES + "[]", "too_large", "", "the record is larger than 2 MB"),
+    (
+        lambda r: {"rounds": [r], "x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
+        "too_deep",
+        "",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "code", "place", "message"), SHAPE_ERRORS, ids=[f"{i}-{e[1]}" for i, e in enumerate(SHAPE_ERRORS)]
+)
+def test_each_kind_of_shape_error_has_its_code_and_place(standard, make, code, place, message):
+    with pytest.raises(RecordError) as excinfo:
+        check_record(make(round_one(standard)))
+    assert (excinfo.value.code, excinfo.value.place) == (code, place), str(excinfo.value)
+    assert message is None or str(excinfo.value) == message
+
+
+def test_the_game_checks_have_their_codes_and_places_too(standard):
+    record = copy.deepcopy(standard[0])
+    record["rounds"][1]["tricks"][3]["win"] = (record["rounds"][1]["tricks"][3]["win"] + 1) % 4
+    with pytest.raises(RecordError) as excinfo:
+        check_record(record)
+    assert (excinfo.value.code, excinfo.value.place) == (RecordCode.BAD_ROUND, "rounds[1].tricks[3]")
+    record = copy.deepcopy(standard[0])
+    record["points"] = [0, 0]
+    with pytest.raises(RecordError) as excinfo:
+        check_record(record)
+    assert (excinfo.value.code, excinfo.value.place) == (RecordCode.WRONG_RESULT, "points")
+    record = copy.deepcopy(standard[0])
+    tricks = record["rounds"][0]["tricks"]
+    tricks[2]["cards"][1] = tricks[0]["cards"][0]
+    with pytest.raises(RecordError) as excinfo:
+        check_record(record)
+    assert (excinfo.value.code, excinfo.value.place) == (RecordCode.DUPLICATE, "rounds[0].tricks[2].cards[1]")
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=16,
+)
+
+
+def imported_or_refused(value: object) -> None:
+    """Importing ``value`` stores a game or raises a ``RecordError`` with a code: nothing else."""
+    try:
+        game = import_record(value)
+    except RecordError as exc:
+        assert str(exc) and isinstance(exc.code, RecordCode)
+    else:
+        assert isinstance(game, Game) and game.table.imported
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON)
+def test_any_json_value_is_imported_or_refused_cleanly(value):
+    imported_or_refused(value)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_json_value_anywhere_in_a_record_is_imported_or_refused_cleanly(standard, data):
+    record = {**copy.deepcopy(standard[0]), "rounds": copy.deepcopy(standard[0]["rounds"][:2])}
+    del record["points"], record["winner"], record["status"]
+    if data.draw(st.booleans()):
+        record |= {"weis": True, "weis_rounds": [{"weis": [{"seat": 0, "cards": ["HA", "HK", "HQ"]}]}, {}]}
+    target: object = record
+    while True:
+        keys = (
+            list(target) if isinstance(target, dict) else list(range(len(target))) if isinstance(target, list) else []
+        )
+        if not keys:
+            break
+        key = data.draw(st.sampled_from([*keys, None]))
+        if key is None or data.draw(st.booleans()):
+            if key is None and isinstance(target, dict):
+                key = data.draw(st.text(max_size=8))
+            elif key is None:
+                break
+            target[key] = data.draw(JSON)
+            break
+        target = target[key]
+    imported_or_refused(record)
 
 
 # -- the command ---------------------------------------------------------------------------
