@@ -48,6 +48,7 @@ from games.engine import Action as EngineAction
 from games.engine.fair import SUIT_PERMUTATIONS
 from games.engine.weis import QUARTET_BASE, QUARTET_POINTS, RUN_POINTS, rank_key
 from games.hslu import InvalidMessageError, Words, decode_round
+from games.live.service import seat_name
 from games.models import Game
 from games.records.schema import (
     ABSENT,
@@ -63,7 +64,6 @@ from games.records.schema import (
     parse,
     seat_words,
 )
-from games.live.service import seat_name
 
 _TEAM_NAMES = (gettext_lazy("North/South"), gettext_lazy("East/West"))
 

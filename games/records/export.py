@@ -10,9 +10,9 @@ from typing import Any
 
 from games.engine import CARD_CODES, GameState, RoundState, codes_of, weis_cards, weis_name, weis_points
 from games.hslu import encode_round
+from games.live.states import load as load_state
 from games.models import Game, GameSeat
 from games.records.schema import TRUMP_KEYS
-from games.live.states import load as load_state
 
 
 def game_record(game: Game) -> dict[str, Any]:

@@ -25,8 +25,8 @@ from django.utils.translation import gettext
 from games.catalogue import DIALECTS, SeatKind
 from games.engine import CARD_IDS, FAIR, SEAT_NAMES, STANDARD, InvalidConfigError, check_schedule
 from games.engine.game import MAX_TARGET
-from games.models import Fault, Game, GameSeat
 from games.live.service import seat_name
+from games.models import Fault, Game, GameSeat
 
 TRUMP_KEYS = ("0", "1", "2", "3", "4", "5")
 
