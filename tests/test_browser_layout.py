@@ -186,6 +186,8 @@ def until(walk: Walk, done: Callable[[], bool], *, vreni_plays: bool = True, sec
             continue
         mine = moment(walk.pages[0])
         if vreni_plays and mine not in ("wait", "over"):
+            if done():  # the state came between the first look and this one (a summary: Continue would close it)
+                return
             trail.append(f"vreni {mine} seq {shown_seq(walk.pages[0])}")
             act(walk.pages[0], mine)
             continue
