@@ -6,7 +6,7 @@ engine by the built-in bots (fair 12-round and standard 1000-point games,
 every move checked), then stored again and again under other seeds, dates
 and players (people, built-in bots, remote bots; a few at private tables)
 with their full action logs and the summary rows a real game end writes
-(``games.pages.stats.summary_rows``), in bulk. The ratings are computed from
+(``games.summaries.rows.summary_rows``), in bulk. The ratings are computed from
 scratch (``rerate``, timed). Then each page is requested through Django's
 full stack (middleware, templates) and the median and 95th percentile of
 its time are printed, the bare lobby page first as the reference.
@@ -60,8 +60,8 @@ def fill(games: int, distinct: int) -> None:
 
     from games.live.snapshot import bot_label
     from games.models import Competitor, Game, GameSeat, GameSummary, Player, Seat, Table, deal_to_json
-    from games.pages import stats
-    from games.pages.ratings import defaults
+    from games.summaries import rows as summaries
+    from games.summaries.ratings import defaults
 
     started = time.perf_counter()
     rng = random.Random(2026)
@@ -83,7 +83,7 @@ def fill(games: int, distinct: int) -> None:
     competitors: dict[str, Competitor] = {}
 
     def competitor(seat: GameSeat) -> Competitor:
-        key = stats.competitor_key(seat)
+        key = summaries.competitor_key(seat)
         assert key is not None, "every seat of the generated games is played"
         if key not in competitors:
             kind = {"human": Competitor.PERSON, "bot": Competitor.BOT}.get(seat.kind, Competitor.REMOTE)
@@ -158,13 +158,13 @@ def fill(games: int, distinct: int) -> None:
                 game_seats = seats[4 * i : 4 * i + 4]
                 by_position = {s.position: competitor(s) for s in game_seats}
                 rows.append(
-                    stats.summary_rows(
+                    summaries.summary_rows(
                         game,
                         state,
                         game_seats,
                         by_position,
                         private=private[i],
-                        source=stats.TABLE,
+                        source=summaries.TABLE,
                         rated=game.rated,
                         finished_at=ended[i],
                     )
@@ -174,9 +174,9 @@ def fill(games: int, distinct: int) -> None:
                     seq += 1
                     row.summary.rating_seq = seq
             GameSummary.objects.bulk_create([r.summary for r in rows])
-            stats.TypeResult.objects.bulk_create([t for r in rows for t in r.types])
-            stats.TeamMember.objects.bulk_create([m for r in rows for m in r.members])
-            stats.DecisiveRound.objects.bulk_create([d for r in rows for d in r.decisive])
+            summaries.TypeResult.objects.bulk_create([t for r in rows for t in r.types])
+            summaries.TeamMember.objects.bulk_create([m for r in rows for m in r.members])
+            summaries.DecisiveRound.objects.bulk_create([d for r in rows for d in r.decisive])
         done = first + count
         print(f"\rstored {done}/{games} games ({time.perf_counter() - started:.0f} s)", end="", flush=True)
     print()
@@ -226,7 +226,7 @@ def main() -> None:
         from django.test import Client
 
         from games.models import Action, Competitor, DecisiveRound, TypeResult
-        from games.pages.ratings import rerate
+        from games.summaries.ratings import rerate
 
         fill(args.games, args.distinct)
         started = time.perf_counter()

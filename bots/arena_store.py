@@ -13,8 +13,8 @@ from games.hslu import encode_round
 from games.live.states import load as load_state
 from games.models import Action as ActionRow
 from games.models import Game
-from games.pages import stats
 from games.records import TRUMP_KEYS, import_record, weis_record
+from games.summaries import rows as summaries
 
 
 def outcome_record(outcome: GameOutcome, game: ArenaGame) -> dict[str, Any]:
@@ -68,5 +68,5 @@ def store_outcome(outcome: GameOutcome, game: ArenaGame, *, rated: bool = False)
             if rated:
                 stored.rated = True
                 stored.save(update_fields=["rated"])
-            stats.record_game_end(stored, load_state(stored), source=stats.ARENA, rated=rated)
+            summaries.record_game_end(stored, load_state(stored), source=summaries.ARENA, rated=rated)
     return stored

@@ -96,7 +96,7 @@ class Table(models.Model):
     # Seconds the round's summary stays before the next deal's first bot move (people may go on sooner),
     # one of ROUND_PAUSES.
     round_pause_s = models.PositiveSmallIntegerField(default=5)
-    # Rated games move the players' ratings (games.pages.ratings); casual ones do not. Fair tables are
+    # Rated games move the players' ratings (games.summaries.ratings); casual ones do not. Fair tables are
     # rated by default, standard ones casual; a private table's games are never rated (ratings are public).
     rated = models.BooleanField(default=False)
     # The page of whatever arranges this table's seats and starts its games (a tournament's, "/tournaments/3/"):
@@ -450,7 +450,7 @@ def new_game(
     return game
 
 
-# -- statistics and ratings: written once, in the transaction that ends a game (games.pages.stats) --------
+# -- statistics and ratings: written once, in the transaction that ends a game (games.summaries) --------
 
 
 class Competitor(models.Model):

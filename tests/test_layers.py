@@ -1,5 +1,6 @@
 """Layers depend downward only: the engine knows nothing of Django, ``games`` nothing of ``bots``,
-``tournaments`` or ``jassweb``, ``bots`` nothing of ``tournaments``, and tournament pairings nothing of Django;
+``tournaments`` or ``jassweb``, ``bots`` nothing of ``tournaments``, tournament pairings nothing of Django,
+and the live path, the records and the summaries nothing of the pages that read them;
 and no module of ``games`` or ``bots`` imports itself back through others (no import cycle).
 
 Every module's imports are read from its syntax tree (function-local ones too), so a
@@ -25,6 +26,10 @@ FORBIDDEN = {
     "games": ("bots", "tournaments", "jassweb"),
     "bots": ("tournaments",),
     "tournaments.pairing": ("django", "channels", "games", "bots", "jassweb"),
+    # the pages read what the writer, the records and the summaries wrote; none of those reads a page
+    "games.live": ("games.pages",),
+    "games.records": ("games.pages",),
+    "games.summaries": ("games.pages",),
 }
 
 
@@ -231,6 +236,9 @@ def test_the_check_reads_the_whole_package():
         ("tournaments/pairing.py", "from django.db import models"),
         ("games/live/events.py", "from jassweb.layers import RETRY_MAX_S"),
         ("games/templatetags/cards.py", "def f():\n    import jassweb.csp"),
+        ("games/live/service.py", "from games.pages import stats"),
+        ("games/records/store.py", "def f():\n    from games.pages.replay import replay_data"),
+        ("games/summaries/rows.py", "from games.pages.stats import Filters"),
     ],
 )
 def test_a_wrong_import_is_found(path, source):
@@ -246,6 +254,8 @@ def test_a_wrong_import_is_found(path, source):
         ("games/hslu.py", "import botsomething"),
         ("tournaments/service.py", "from games.live import service\nfrom bots import registry"),
         ("jassweb/layers.py", "from games.live.events import REDIS_DOWN"),
+        ("games/pages/stats.py", "from games.summaries.rows import type_label"),
+        ("games/live/service.py", "from games.summaries import rows"),
     ],
 )
 def test_a_right_import_passes(path, source):
@@ -259,6 +269,7 @@ import jassweb.asgi
 from games import catalogue, records
 from games.live import service, snapshot
 from games.pages import stats, views
+from games.summaries import rows
 print(json.dumps({
     "numba": sorted(m for m in sys.modules if m == "numba" or m.startswith("numba.")),
     "bot_modules": sorted(m for m in sys.modules if m in ("bots.mcts", "bots.rollout", "bots.inference")),

@@ -22,7 +22,8 @@ from games.models import (
     Table,
     TeamMember,
 )
-from games.pages import profiles, ratings
+from games.pages import profiles
+from games.summaries import ratings
 from tests.stats_helpers import finished_game, is_last_move, play_out
 from tests.table_helpers import make_players, make_table, start
 

@@ -21,6 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from games.engine import PUSH, SUITS, GameState
 from games.models import DecisiveRound, Game, GameSummary, Player, TeamMember, TypeResult
 from games.pages import stats
+from games.summaries import rows as summaries
 from tests.stats_helpers import finished_game
 from tests.table_helpers import make_players
 
@@ -254,14 +255,14 @@ def test_the_page_costs_the_same_queries_for_more_games(people):
 
 def test_compare_calls_reads_suits_through_the_pairs_permutation():
     swap = (2, 1, 0, 3)  # diamonds <-> spades
-    assert stats.compare_calls(0, 2, swap, 40) == DecisiveRound.EQUAL
-    assert stats.compare_calls(0, 0, swap, 40) == DecisiveRound.OTHER
-    assert stats.compare_calls(4, 4, swap, 40) == DecisiveRound.EQUAL  # Obe-Abe has no suit
-    assert stats.compare_calls(PUSH, PUSH, swap, 40) == DecisiveRound.EQUAL
-    assert stats.compare_calls(PUSH, 1, swap, 40) == DecisiveRound.SHOVING
-    assert stats.compare_calls(PUSH, 1, swap, -40) == DecisiveRound.NOT_SHOVING
-    assert stats.compare_calls(1, PUSH, swap, -40) == DecisiveRound.SHOVING
-    assert stats.compare_calls(1, PUSH, swap, 0) == DecisiveRound.NOT_SHOVING
+    assert summaries.compare_calls(0, 2, swap, 40) == DecisiveRound.EQUAL
+    assert summaries.compare_calls(0, 0, swap, 40) == DecisiveRound.OTHER
+    assert summaries.compare_calls(4, 4, swap, 40) == DecisiveRound.EQUAL  # Obe-Abe has no suit
+    assert summaries.compare_calls(PUSH, PUSH, swap, 40) == DecisiveRound.EQUAL
+    assert summaries.compare_calls(PUSH, 1, swap, 40) == DecisiveRound.SHOVING
+    assert summaries.compare_calls(PUSH, 1, swap, -40) == DecisiveRound.NOT_SHOVING
+    assert summaries.compare_calls(1, PUSH, swap, -40) == DecisiveRound.SHOVING
+    assert summaries.compare_calls(1, PUSH, swap, 0) == DecisiveRound.NOT_SHOVING
 
 
 def test_wilson_interval_matches_the_arena():
@@ -277,10 +278,10 @@ def test_remote_bots_are_a_type_by_their_given_name():
 
     seat = GameSeat(position=1, remote_url="http://127.0.0.1:5000/bot", name="Jassbot")
     other_url = GameSeat(position=3, remote_url="http://127.0.0.1:6000/bot", name="Jassbot")
-    assert stats.player_type(seat) == stats.player_type(other_url) == "remote:Jassbot"
-    assert stats.type_label("remote:Jassbot") == "Jassbot (remote)"
+    assert summaries.player_type(seat) == summaries.player_type(other_url) == "remote:Jassbot"
+    assert summaries.type_label("remote:Jassbot") == "Jassbot (remote)"
     # As competitors (ratings) the URL counts too: one name behind two URLs is two bots.
-    assert stats.competitor_key(seat) != stats.competitor_key(other_url)
+    assert summaries.competitor_key(seat) != summaries.competitor_key(other_url)
 
 
 def test_summaries_of_older_games_can_be_rebuilt(known_games):
@@ -289,9 +290,9 @@ def test_summaries_of_older_games_can_be_rebuilt(known_games):
     GameSummary.objects.all().delete()
     for model in (TypeResult, TeamMember, DecisiveRound):
         model.objects.all().delete()
-    assert stats.rebuild_summaries() == len(public) + 1
+    assert summaries.rebuild_summaries() == len(public) + 1
     assert sorted(TypeResult.objects.values_list("game_id", "team", "player_type", "won", "advantage")) == before
-    assert stats.rebuild_summaries() == 0
+    assert summaries.rebuild_summaries() == 0
 
 
 def test_a_seat_a_stand_in_played_for_the_most_part_counts_as_the_stand_in_bot():
@@ -322,4 +323,4 @@ def test_a_seat_a_stand_in_played_for_the_most_part_counts_as_the_stand_in_bot()
     assert people_games() == people_before
     # A person who played her own seat is people, as ever.
     finished_game(stays, [stays, "random", "rules", "random"])
-    assert TypeResult.objects.filter(player_type=stats.PEOPLE).exists()
+    assert TypeResult.objects.filter(player_type=summaries.PEOPLE).exists()

@@ -77,7 +77,7 @@ from games.models import (
     new_table,
     table_group,
 )
-from games.pages import stats
+from games.summaries import rows as summaries
 
 log = logging.getLogger(__name__)
 
@@ -697,7 +697,7 @@ def submit(
         fastpath.update_game(game, fields)
         managed_by: str | None = None  # what arranges the table, for the count of games ended (read at the end only)
         if after.over:
-            stats.record_game_end(game, after)  # summary rows and ratings commit with the game's end
+            summaries.record_game_end(game, after)  # summary rows and ratings commit with the game's end
             oplog.game_finished(game, seats)
             signals.send_in_transaction(signals.game_ended, game=game)
             managed_by = Table.objects.filter(pk=table_id).values_list("managed_by", flat=True).first() or ""

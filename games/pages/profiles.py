@@ -19,8 +19,8 @@ from games import access
 from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
 from games.pages import charts, stored_analyses
 from games.pages.names import local_bot_label
-from games.pages.ratings import SIGMAS_SHOWN
 from games.pages.stats import wilson
+from games.summaries.ratings import SIGMAS_SHOWN
 
 WHO = {"all": None, "people": (Competitor.PERSON,), "bots": (Competitor.BOT, Competitor.REMOTE)}
 LEADERBOARD_SIZE = 100

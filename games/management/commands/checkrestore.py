@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from games.engine import JassError
 from games.live.states import load
 from games.models import Competitor, Game, RatingChange
-from games.pages.ratings import rerate
 from games.records import RecordError, check_record, game_record
+from games.summaries.ratings import rerate
 
 
 def game_problem(game: Game) -> str | None:

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.pages.ratings import rerate
-from games.pages.stats import rebuild_summaries
+from games.summaries.ratings import rerate
+from games.summaries.rows import rebuild_summaries
 
 
 class Command(BaseCommand):

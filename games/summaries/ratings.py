@@ -6,7 +6,7 @@ remote bot by its given name and URL) has a skill ``mu`` with an uncertainty
 so that a newcomer with three lucky games does not top it.
 
 A rated game's update is written in the transaction that ends the game
-(``games.pages.stats.record_game_end``), so a game's end and its rating rows commit
+(``games.summaries.rows.record_game_end``), so a game's end and its rating rows commit
 together or not at all. Every update first locks the one ``RatingLedger`` row
 and takes the next number (``seq``): updates have one order, and ``rerate``
 replays the rated games in that order from the default ratings and arrives at
