@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from bots.runner import play_bot_turns
+from games import records
 from games.live import service, snapshot
 from games.models import Action, Game, Player
 from games.records import game_record
@@ -240,3 +241,16 @@ def test_importing_needs_a_nickname_or_an_account():
     assert response.status_code == 403
     assert "Choose a nickname (or log in) first" in response.content.decode()
     assert Game.objects.count() == games
+
+
+def test_an_empty_or_oversized_import_is_refused_with_its_reason_and_stores_nothing():
+    nora_client, _ = guest("Nora")
+    counts = Game.objects.count(), Action.objects.count()
+    empty = nora_client.post("/games/import/", {"text": "   "})
+    assert empty.status_code == 400 and "choose a record file or paste a record" in empty.content.decode()
+    size = records.MAX_RECORD_BYTES + 1
+    upload = SimpleUploadedFile("huge.json", b" " * size, content_type="application/json")
+    huge = nora_client.post("/games/import/", {"record": upload})
+    assert huge.status_code == 400
+    assert f"the file has {size} bytes; at most {records.MAX_RECORD_BYTES} are accepted" in huge.content.decode()
+    assert (Game.objects.count(), Action.objects.count()) == counts

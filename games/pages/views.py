@@ -503,51 +503,50 @@ def import_game(request: HttpRequest) -> HttpResponse:
     player = player_for_request(request)
     error, status = None, 200
     if request.method == "POST":
-        upload = request.FILES.get("record")
-        text = request.POST.get("text", "")
-        try:
-            if player is None:
-                status = 403
-                raise records.RecordError(
-                    gettext("Choose a nickname (or log in) first: an imported game is kept as yours.")
-                )
+        raw, error, status = _import_input(request, player)
+        if raw is not None:
             try:
-                limits.hit("import", person=player.pk, address=limits.request_address(request))
-            except limits.Limited as exc:
-                status = 429
-                raise records.RecordError(exc.message) from None
-            if upload is not None:
-                if upload.size is not None and upload.size > MAX_UPLOAD:
-                    raise records.RecordError(
-                        gettext("the file has {size} bytes; at most {limit} are accepted").format(
-                            size=upload.size, limit=MAX_UPLOAD
-                        )
-                    )
-                raw = upload.read()
-            elif text.strip():
-                raw = text.encode()
+                game = records.import_record(
+                    records.parse_record(raw),
+                    importer=player,
+                    private=request.POST.get("public") != "on",
+                    name=request.POST.get("name", "").strip()[:60],
+                )
+            except records.RecordError as exc:
+                error, status = str(exc), 400
             else:
-                raise records.RecordError(gettext("choose a record file or paste a record"))
-            data = records.parse_record(raw)
-            game = records.import_record(
-                data,
-                importer=player,
-                private=request.POST.get("public") != "on",
-                name=request.POST.get("name", "").strip()[:60],
-            )
-        except records.RecordError as exc:
-            error, status = str(exc), status if status != 200 else 400
-        else:
-            messages.success(
-                request,
-                ngettext(
-                    "Imported game {number}: {rounds} round, every card checked.",
-                    "Imported game {number}: {rounds} rounds, every card checked.",
-                    len(game.deals),
-                ).format(number=game.pk, rounds=len(game.deals)),
-            )
-            return redirect("replay", game_id=game.pk)
+                messages.success(
+                    request,
+                    ngettext(
+                        "Imported game {number}: {rounds} round, every card checked.",
+                        "Imported game {number}: {rounds} rounds, every card checked.",
+                        len(game.deals),
+                    ).format(number=game.pk, rounds=len(game.deals)),
+                )
+                return redirect("replay", game_id=game.pk)
     return render(request, "import.html", {"player": player, "error": error}, status=status)
+
+
+def _import_input(request: HttpRequest, player: Player | None) -> tuple[bytes | None, str | None, int]:
+    """The bytes of the record to import, or why there are none and the status to answer with.
+
+    Nothing is read past a refusal; the import limit counts every attempt by someone who may import.
+    """
+    if player is None:
+        return None, gettext("Choose a nickname (or log in) first: an imported game is kept as yours."), 403
+    try:
+        limits.hit("import", person=player.pk, address=limits.request_address(request))
+    except limits.Limited as exc:
+        return None, exc.message, 429
+    upload = request.FILES.get("record")
+    if upload is not None:
+        if upload.size is not None and upload.size > MAX_UPLOAD:
+            message = gettext("the file has {size} bytes; at most {limit} are accepted")
+            return None, message.format(size=upload.size, limit=MAX_UPLOAD), 400
+        return upload.read(), None, 200
+    if request.POST.get("text", "").strip():
+        return request.POST["text"].encode(), None, 200
+    return None, gettext("choose a record file or paste a record"), 400
 
 
 def stats_page(request: HttpRequest) -> HttpResponse:

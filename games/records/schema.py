@@ -77,7 +77,7 @@ class RecordError(ValueError):
     (``rounds[2].tricks[1].cards[0]``, ``seats[3].name``; empty for the whole record).
     """
 
-    def __init__(self, message: str, *, code: RecordCode = RecordCode.WRONG_TYPE, place: str = "") -> None:
+    def __init__(self, message: str, *, code: RecordCode, place: str = "") -> None:
         if len(message) > _MAX_MESSAGE:  # messages quote the input; a huge value must not make a huge message
             message = message[: _MAX_MESSAGE - 1] + "…"
         super().__init__(message)
@@ -284,6 +284,7 @@ def _text(entry: dict[str, Any], key: str, at: _At, max_length: int | None) -> s
                 place=at.words, key=repr(key), value=_json_type(value)
             ),
             place=at.key(key),
+            code=RecordCode.WRONG_TYPE,
         )
     value = " ".join(value.split())
     if max_length is not None and len(value) > max_length:
@@ -300,7 +301,9 @@ def _text(entry: dict[str, Any], key: str, at: _At, max_length: int | None) -> s
 def _object(value: object, at: _At, wrong: str) -> dict[str, Any]:
     """``value`` as an object; else ``wrong`` (a message with ``{place}`` and ``{value}``)."""
     if not isinstance(value, dict):
-        raise RecordError(wrong.format(place=at.words, value=f"{value!r:.60}"), place=at.path)
+        raise RecordError(
+            wrong.format(place=at.words, value=f"{value!r:.60}"), place=at.path, code=RecordCode.WRONG_TYPE
+        )
     return value
 
 
@@ -316,7 +319,7 @@ def _list(doc: dict[str, Any], key: str, wrong: str) -> list[Any]:
     """A top-level list field (absent or null is empty); ``wrong`` has ``{value}``."""
     value = _get(doc, key, [])
     if not isinstance(value, list):
-        raise RecordError(wrong.format(value=_json_type(value)), place=key)
+        raise RecordError(wrong.format(value=_json_type(value)), place=key, code=RecordCode.WRONG_TYPE)
     return value
 
 
@@ -342,7 +345,8 @@ def _document(data: object) -> dict[str, Any]:
         raise RecordError(
             gettext("a record is a JSON object with 'rounds' or a list of round logs, got {value}").format(
                 value=_json_type(data)
-            )
+            ),
+            code=RecordCode.WRONG_TYPE,
         )
     rounds = data.get("rounds")
     if rounds is None:
@@ -351,6 +355,7 @@ def _document(data: object) -> dict[str, Any]:
         raise RecordError(
             gettext("'rounds' must be a list of round logs, got {value}").format(value=_json_type(rounds)),
             place="rounds",
+            code=RecordCode.WRONG_TYPE,
         )
     if not rounds:
         raise RecordError(gettext("the record has no rounds"), code=RecordCode.WRONG_LENGTH, place="rounds")
@@ -408,6 +413,7 @@ def _schedule(doc: dict[str, Any], mode: str) -> tuple[int, ...] | None:
         raise RecordError(
             gettext("fair_schedule must be a list of integers, got {value}").format(value=_json_type(raw)),
             place="fair_schedule",
+            code=RecordCode.WRONG_TYPE,
         )
     try:
         check_schedule(raw)
@@ -422,6 +428,7 @@ def _schedule(doc: dict[str, Any], mode: str) -> tuple[int, ...] | None:
         raise RecordError(
             gettext("round_count must be an integer, got {value}").format(value=f"{round_count!r:.20}"),
             place="round_count",
+            code=RecordCode.WRONG_TYPE,
         )
     if round_count is not None and round_count != len(raw):
         raise RecordError(
@@ -462,7 +469,7 @@ def _multipliers(raw: object) -> tuple[int, int, int, int, int, int] | None:
             raise RecordError(problem, code=RecordCode.WRONG_LENGTH, place="multipliers")
         raw = [raw[key] for key in TRUMP_KEYS]
     if not isinstance(raw, list):
-        raise RecordError(problem, place="multipliers")
+        raise RecordError(problem, place="multipliers", code=RecordCode.WRONG_TYPE)
     if len(raw) != 6:
         raise RecordError(problem, code=RecordCode.WRONG_LENGTH, place="multipliers")
     wrong = next((x for x in raw if not _is_int(x) or not 1 <= x <= 10), None)
@@ -479,6 +486,7 @@ def _weis_option(doc: dict[str, Any]) -> bool:
                 value=f"{weis!r:.20}"
             ),
             place="weis",
+            code=RecordCode.WRONG_TYPE,
         )
     if not weis and doc.get("weis_rounds"):
         raise RecordError(
@@ -497,6 +505,7 @@ def _weis_rounds(doc: dict[str, Any], rounds: int) -> tuple[WeisRound, ...]:
         raise RecordError(
             gettext("weis_rounds must be a list with one entry per round, got {value}").format(value=_json_type(raw)),
             place="weis_rounds",
+            code=RecordCode.WRONG_TYPE,
         )
     if len(raw) != rounds:
         raise RecordError(
@@ -748,6 +757,7 @@ def _fault(value: object, at: _At, rounds: int) -> FaultEntry:
         raise RecordError(
             gettext("{place}: 'detail' must be a string, got {value}").format(place=at.words, value=_json_type(detail)),
             place=at.key("detail"),
+            code=RecordCode.WRONG_TYPE,
         )
     latency = _get(entry, "latency_ms", 0)
     if not _is_int(latency) or latency < 0:
