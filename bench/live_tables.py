@@ -40,7 +40,12 @@ step), ``gen%`` the load generator's CPU (its client processes and this
 process, which serves the HSLU bots) and ``host%`` the whole machine (both in %
 of one core, during our window). Memory: (RSS with all sockets of a step open -
 RSS of the fresh server) / sockets, and the same since the previous step (which
-leaves out what the first requests and sockets load once).
+leaves out what the first requests and sockets load once). A step opens its
+tables in two phases, every table's pages first (guest form, lobby form, table
+page: what a browser loads before its socket) and then the sockets, and reads
+the server's RSS between them: ``ours sock`` / ``ceil. sock`` is the growth per
+socket of the sockets alone, ``pages/tbl`` ours per table for the pages (the
+ceiling has no pages).
 
 Embedded (the default): one daphne, a fresh SQLite file, the in-memory layer,
 ``JASSWEB_BOT_DELAY_MS=0``. ``--scale-out``: a fresh PostgreSQL database, Redis
@@ -560,15 +565,24 @@ class LiveTable:
 
     # -- set-up and tear-down --
 
+    async def prepare(self) -> None:
+        """What a person's browser does before its socket opens: the pages (guest, lobby form, table page).
+
+        The ceiling has no pages: its people only open sockets.
+        """
+        if self.spec.kind == "ceiling":
+            return
+        await asyncio.gather(*(self.become_guest(p) for p in self.people.values()))
+        self.table_id = await self.open_table(self.people[self.creator])
+        await asyncio.gather(*(self.get_page(p) for p in self.people.values()))
+
     async def setup(self) -> None:
+        """The sockets, the seats taken and the game started (after ``prepare``)."""
         if self.spec.kind == "ceiling":
             await asyncio.gather(*(self.connect(p, f"/ws/tables/{self.spec.index}/") for p in self.people.values()))
             self.observe(self.people[0], (0, 0), time.monotonic())
             self.ceiling_move(self.people[0], (0, 0))
             return
-        await asyncio.gather(*(self.become_guest(p) for p in self.people.values()))
-        self.table_id = await self.open_table(self.people[self.creator])
-        await asyncio.gather(*(self.get_page(p) for p in self.people.values()))
         await asyncio.gather(*(self.connect(p, f"/ws/tables/{self.table_id}/") for p in self.people.values()))
         await self.until(lambda: all(p.view for p in self.people.values()), "first states")
         for person in self.people.values():
@@ -684,6 +698,7 @@ class Worker:
         self.setup_gate = asyncio.Semaphore(config["setup_concurrency"])
         self.tls = ssl.create_default_context()
         self.tables: list[LiveTable] = []
+        self.prepared: dict[int, LiveTable] = {}  # by spec index: pages done, sockets not yet open
         self.step = 0
         self.window = False
         self.window_started = 0.0
@@ -741,17 +756,40 @@ class Worker:
                 if not self.stopping and not table.pending and now - table.last_progress > self.stall_after:
                     table.unstall(now)
 
-    async def add(self, specs: list[TableSpec]) -> dict[str, Any]:
+    def _setup_failed(self, spec: TableSpec, exc: Exception) -> None:
+        stats = self.stats(spec.group)
+        stats["setup_failed"] += 1
+        if len(stats["setup_errors"]) < SAMPLE_ERRORS:
+            stats["setup_errors"].append(f"table {spec.index}: {exc!r:.200}")
+
+    async def prepare(self, specs: list[TableSpec]) -> dict[str, Any]:
+        """Every table's pages, no socket yet (so the server's memory can be read between the two)."""
+
         async def one(spec: TableSpec) -> None:
             table = LiveTable(self, spec)
             async with self.setup_gate:
                 try:
+                    await table.prepare()
+                except Exception as exc:
+                    self._setup_failed(spec, exc)
+                    return
+            self.prepared[spec.index] = table
+
+        await asyncio.gather(*(one(spec) for spec in specs))
+        return {"prepared": len(self.prepared)}
+
+    async def add(self, specs: list[TableSpec]) -> dict[str, Any]:
+        async def one(spec: TableSpec) -> None:
+            table = self.prepared.pop(spec.index, None)
+            if table is None:
+                if spec.kind != "ceiling":
+                    return  # its pages failed: counted in prepare
+                table = LiveTable(self, spec)
+            async with self.setup_gate:
+                try:
                     await table.setup()
                 except Exception as exc:
-                    stats = self.stats(spec.group)
-                    stats["setup_failed"] += 1
-                    if len(stats["setup_errors"]) < SAMPLE_ERRORS:
-                        stats["setup_errors"].append(f"table {spec.index}: {exc!r:.200}")
+                    self._setup_failed(spec, exc)
                     await table.close()
                     return
             table.last_progress = time.monotonic()
@@ -773,7 +811,10 @@ class Worker:
             while True:
                 command = await asyncio.to_thread(self.conn.recv)
                 name = command["cmd"]
-                if name == "add":
+                if name == "prepare":
+                    self.step = command["step"]
+                    reply = await self.prepare([TableSpec(**s) for s in command["tables"]])
+                elif name == "add":
                     self.step = command["step"]
                     reply: dict[str, Any] = await self.add([TableSpec(**s) for s in command["tables"]])
                 elif name == "window_start":
@@ -881,6 +922,8 @@ class StepRow:
     host_cpu: float
     kb_per_socket: float
     rss_open: int = 0  # the server(s) with every socket of this step open
+    rss_before: int = 0  # the server(s) before this step's tables were opened
+    rss_pages: int = 0  # the server(s) after this step's tables' pages, before their sockets
     hslu: dict[str, Any] = field(default_factory=dict)
 
 
@@ -1042,9 +1085,13 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                 for number, spec in enumerate(specs):
                     shares[number % args.clients].append(asdict(spec))
                 began = time.monotonic()
-                clients.command(
-                    [{"cmd": "add", "step": step, "tables": share} for share in shares], 300 + 2 * len(specs)
-                )
+                rss_before = [rss_bytes(s.pid) for s in servers]
+                for command in ("prepare", "add"):  # the pages first, then the sockets: memory read between
+                    clients.command(
+                        [{"cmd": command, "step": step, "tables": share} for share in shares], 300 + 2 * len(specs)
+                    )
+                    if command == "prepare":
+                        rss_pages = [rss_bytes(s.pid) for s in servers]
                 setup_s = time.monotonic() - began
                 opened = tables
                 rss_open = [rss_bytes(s.pid) for s in servers]
@@ -1062,6 +1109,7 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                 main = merge([r["stats"]["main"] for r in replies])
                 hslu = merge([r["stats"]["hslu"] for r in replies])
                 row = make_row(main, hslu, tables, setup_s, rss_open, base_rss, before, after, servers, with_hslu, args)
+                row.rss_before, row.rss_pages = sum(rss_before), sum(rss_pages)
                 result.rows.append(row)
                 print(progress_line(target, pace, row), file=sys.stderr, flush=True)
             finals = clients.all({"cmd": "drain"}, args.lost_after + 60)
@@ -1221,8 +1269,14 @@ def print_report(args: argparse.Namespace, results: dict[tuple[str, str], RunRes
                 f"{thr:>6}{p99x:>6}{row.generator_cpu:>6.0f}{row.host_cpu:>6.0f}"
             )
     print()
-    print("Server RSS growth in KB per socket: since the fresh server / since the previous step")
-    print(f"{'memory':<7}{'tables':>6}{'socks':>6}{'ours':>10}{'ours step':>11}{'ceiling':>10}{'ceil. step':>11}")
+    print(
+        "Server RSS growth in KB per socket: since the fresh server / since the previous step / the step's sockets"
+        " alone (read after its tables' pages, before and after their sockets); ours also per table for the pages"
+    )
+    print(
+        f"{'memory':<7}{'tables':>6}{'socks':>6}{'ours':>10}{'ours step':>11}{'ours sock':>11}{'pages/tbl':>11}"
+        f"{'ceiling':>10}{'ceil. step':>11}{'ceil. sock':>11}"
+    )
     for pace in args.paces:
         ours, ceiling = results.get(("ours", pace)), results.get(("ceiling", pace))
         either = ours or ceiling
@@ -1233,7 +1287,9 @@ def print_report(args: argparse.Namespace, results: dict[tuple[str, str], RunRes
             theirs = marginal_kb(ceiling.rows, step) if ceiling else "-"
             print(
                 f"{pace:<7}{row.tables:>6}{row.sockets:>6}{(f'{o.kb_per_socket:.1f}' if o else '-'):>10}{mine:>11}"
+                f"{(socket_kb(ours.rows, step) if ours else '-'):>11}{(pages_kb(ours.rows, step) if ours else '-'):>11}"
                 f"{(f'{c.kb_per_socket:.1f}' if c else '-'):>10}{theirs:>11}"
+                f"{(socket_kb(ceiling.rows, step) if ceiling else '-'):>11}"
             )
     print()
     for pace in args.paces:
@@ -1249,6 +1305,25 @@ def marginal_kb(rows: list[StepRow], step: int) -> str:
         return "-"
     added = rows[step].sockets - rows[step - 1].sockets
     return f"{(rows[step].rss_open - rows[step - 1].rss_open) / 1024 / added:.1f}"
+
+
+def _added(rows: list[StepRow], step: int, what: str) -> int:
+    before = getattr(rows[step - 1], what) if step > 0 else 0
+    return int(getattr(rows[step], what)) - int(before)
+
+
+def socket_kb(rows: list[StepRow], step: int) -> str:
+    """RSS growth per socket while only this step's sockets opened (its tables' pages already served)."""
+    if step >= len(rows) or not rows[step].rss_pages or _added(rows, step, "sockets") <= 0:
+        return "-"
+    return f"{(rows[step].rss_open - rows[step].rss_pages) / 1024 / _added(rows, step, 'sockets'):.1f}"
+
+
+def pages_kb(rows: list[StepRow], step: int) -> str:
+    """RSS growth per table while this step's tables' pages were served (guest, lobby form, table page)."""
+    if step >= len(rows) or not rows[step].rss_pages or _added(rows, step, "tables") <= 0:
+        return "-"
+    return f"{(rows[step].rss_pages - rows[step].rss_before) / 1024 / _added(rows, step, 'tables'):.1f}"
 
 
 def print_summary(result: RunResult, bots_used: bool) -> None:
