@@ -811,12 +811,13 @@ class Worker:
             while True:
                 command = await asyncio.to_thread(self.conn.recv)
                 name = command["cmd"]
+                reply: dict[str, Any]
                 if name == "prepare":
                     self.step = command["step"]
                     reply = await self.prepare([TableSpec(**s) for s in command["tables"]])
                 elif name == "add":
                     self.step = command["step"]
-                    reply: dict[str, Any] = await self.add([TableSpec(**s) for s in command["tables"]])
+                    reply = await self.add([TableSpec(**s) for s in command["tables"]])
                 elif name == "window_start":
                     self.window, self.window_started = True, time.monotonic()
                     reply = {}
