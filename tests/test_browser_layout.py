@@ -70,6 +70,16 @@ print(json.dumps({"game": game.pk}))
 """
 
 
+NICKNAME_WIDTH = """() => {
+    const field = document.querySelector('input[name=nickname]');
+    return field ? field.getBoundingClientRect().width : 0;
+}"""
+NICKNAME_WIDE = """(least) => {
+    const field = document.querySelector('input[name=nickname]');
+    return !!field && field.getBoundingClientRect().width >= least;
+}"""
+
+
 def weis_seed() -> tuple[int, int]:
     """A seed of a fair two-round Weis game whose first deal makes South forehand, with Stöck in a suit, a Weis
     and the better Weis at that trump (good news after the first trick); and that suit."""
@@ -368,8 +378,12 @@ def walk_the_table(walk: Walk, env: dict[str, str], seed: int, trump: int) -> No
     landing = beat.get_by_test_id("center-panel").inner_text()
     if "take a seat" in landing:
         walk.problems.append(f"invitation landing: every seat is taken, yet it says {landing!r}")
-    width = (beat.locator("input[name=nickname]").bounding_box() or {"width": 0.0})["width"]
-    if width < 160:
+    # The table's script renders the panel again as the socket's states arrive (the field is a new element each
+    # time): wait for the field to be wide enough, and report the width it has if it never gets there.
+    try:
+        beat.wait_for_function(NICKNAME_WIDE, arg=160, timeout=15_000)
+    except PlaywrightTimeoutError:
+        width = beat.evaluate(NICKNAME_WIDTH)
         walk.problems.append(f"invitation landing @ 375x667: the nickname field is {width:.0f} px wide")
     beat.locator("input[name=nickname]").fill("Beat")
     beat.locator("[data-testid=center-panel] button[type=submit]").click()
