@@ -21,6 +21,7 @@ from bots.thinkers import CHANNEL as THINK_CHANNEL  # noqa: E402
 from bots.thinkers import ThinkConsumer  # noqa: E402
 from games.live.protocol import MAX_FRAME  # noqa: E402
 from jassweb import shutdown  # noqa: E402
+from jassweb.http_threads import RequestThreads  # noqa: E402
 from jassweb.routing import websocket_urlpatterns  # noqa: E402
 from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
 
@@ -28,6 +29,8 @@ from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
 limit_daphne_messages(MAX_FRAME)
 
 from games.live import bothooks  # noqa: E402
+
+request_threads = RequestThreads(django_asgi_app, int(os.environ.get("JASSWEB_HTTP_THREADS", "8")))
 
 
 async def http_application(scope: Any, receive: Any, send: Any) -> None:
@@ -38,7 +41,7 @@ async def http_application(scope: Any, receive: Any, send: Any) -> None:
     """
     bothooks.driver().ensure_started()
     shutdown.install()  # SIGTERM: stop accepting, hand the games over, send the sockets elsewhere, exit
-    await django_asgi_app(scope, receive, send)
+    await request_threads.serve(scope, receive, send)
 
 
 application = ProtocolTypeRouter(
