@@ -51,7 +51,10 @@ Embedded (the default): one daphne, a fresh SQLite file, the in-memory layer,
 ``JASSWEB_BOT_DELAY_MS=0``. ``--scale-out``: a fresh PostgreSQL database, Redis
 on 127.0.0.1:6379 with a fresh channel prefix, two daphne processes; every other
 table has seats 0 and 1 on one process and seats 2 and 3 on the other, the rest
-sit on one process (alternating). ``--hslu-tables N`` (default 10 with
+sit on one process (alternating). ``--processes N``: N daphne processes instead of two. ``--front``:
+the scale-out as ``scripts/serve-scaled.sh`` starts it (nginx on one port before the daphne processes, a
+Redis and a PostgreSQL database of its own), every seat connecting through nginx, which spreads the
+sockets over the processes; nginx counts among the helpers (``aux%``). ``--hslu-tables N`` (default 10 with
 ``--scale-out``) adds tables where two people (North on one process, South on
 the other for every other table) play with two HSLU bots (East and West) served
 by a counting bot server in this process at ``/t<table>s<seat>/``: every request
@@ -210,6 +213,20 @@ def sample_cpu(servers: list[int], aux: list[int], generator: list[int]) -> CpuS
 # -- servers --------------------------------------------------------------------------------------
 
 
+def log_problems(text: str) -> list[str]:
+    """A server log's error lines and its tracebacks' last lines (what went wrong on the server's side)."""
+    lines = text.splitlines()
+    found = []
+    for number, line in enumerate(lines):
+        if " ERROR " in line or " CRITICAL " in line:
+            found.append(line.strip())
+        elif line.startswith("Traceback"):
+            # The exception itself is the first unindented line after the traceback.
+            tail = next((x for x in lines[number + 1 :] if x and not x.startswith((" ", "\t"))), line)
+            found.append(tail.strip())
+    return found
+
+
 class Daphne(ServerProcess):
     """One daphne process serving ``app`` on a free port, with what its log says went wrong."""
 
@@ -223,16 +240,7 @@ class Daphne(ServerProcess):
 
     def problems(self) -> list[str]:
         """The log's error lines and tracebacks' last lines (what went wrong on the server's side)."""
-        lines = self.output().splitlines()
-        found = []
-        for number, line in enumerate(lines):
-            if " ERROR " in line or " CRITICAL " in line:
-                found.append(line.strip())
-            elif line.startswith("Traceback"):
-                # The exception itself is the first unindented line after the traceback.
-                tail = next((x for x in lines[number + 1 :] if x and not x.startswith((" ", "\t"))), line)
-                found.append(tail.strip())
-        return found
+        return log_problems(self.output())
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -245,6 +253,90 @@ class Daphne(ServerProcess):
         self.log.close()
         with contextlib.suppress(OSError):
             os.unlink(self.log.name)
+
+
+class ScaledSet:
+    """``scripts/serve-scaled.sh``: nginx on one port before ``processes`` daphne processes, PostgreSQL, Redis.
+
+    Its servers are read by pid (CPU, memory) and their logs for errors; its database is checked before
+    the set stops (the script drops it).
+    """
+
+    def __init__(self, app: str, env: dict[str, str], processes: int, timeout: float = 180.0) -> None:
+        from tests.server_helpers import free_port
+
+        self.logs = tempfile.mkdtemp(prefix="serve-scaled-logs-")
+        port = free_port()
+        merged = {
+            "JASSWEB_ROUND_PAUSE_S": "0",
+            "JASSWEB_ANALYSIS": "0",
+            **os.environ,
+            **env,
+            "JASSWEB_SERVERS": str(processes),
+            "JASSWEB_ASGI_APP": app,
+            "JASSWEB_LOG_DIR": self.logs,
+        }
+        merged.pop("DJANGO_SETTINGS_MODULE", None)
+        self.process = subprocess.Popen(
+            [str(ROOT / "scripts" / "serve-scaled.sh"), str(port)],
+            cwd=ROOT,
+            env=merged,
+            stdout=subprocess.PIPE,
+            stderr=open(Path(self.logs) / "serve-scaled.log", "w"),  # noqa: SIM115  # closed with the process
+            text=True,
+        )
+        ready = ""
+        deadline = time.monotonic() + timeout
+        assert self.process.stdout is not None
+        while not ready.startswith("ready:"):
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.stop()
+                raise RuntimeError(f"serve-scaled.sh did not get ready: {self.log_tail()}")
+            ready = self.process.stdout.readline().strip()
+        # ready: URL servers PID,PID nginx PID redis PID database NAME
+        words = ready.split()
+        self.url = words[1]
+        self.pids = [int(pid) for pid in words[3].split(",")]
+        self.front_pid = int(words[5])
+        base = os.environ.get("JASSWEB_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+        self.database = f"{base.rsplit('/', 1)[0]}/{words[9]}"
+        self.command = f"scripts/serve-scaled.sh PORT  JASSWEB_SERVERS={processes} JASSWEB_ASGI_APP={app}"
+
+    def log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (Path(self.logs) / "serve-scaled.log").read_text()[-2000:]
+        return ""
+
+    def problems(self) -> list[str]:
+        """Error lines and tracebacks' last lines in the servers' logs."""
+        return [
+            p
+            for log in sorted(Path(self.logs).glob("web-*.log"))
+            for p in log_problems(log.read_text(errors="replace"))
+        ]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+class PidOnly:
+    """A server of a ``ScaledSet``, as the samples read it (its set starts, watches and stops it)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.url = ""
+
+    def problems(self) -> list[str]:
+        return []
+
+    def stop(self) -> None:
+        pass
 
 
 # -- the counting HSLU bot server -----------------------------------------------------------------
@@ -1032,17 +1124,20 @@ def check_database(database: str) -> str:
 
 def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotServer | None, pad: int) -> RunResult:
     """Start fresh servers for ``target`` ("ours" or "ceiling"), ramp the tables at ``pace``, return the rows."""
-    processes = 2 if args.scale_out else 1
+    processes = args.processes if args.scale_out else 1
     app = OUR_APP if target == "ours" else CEILING_APP
     result = RunResult(target, pace, "")
-    servers: list[Daphne] = []
+    servers: list[Daphne] | list[PidOnly] = []
+    scaled: ScaledSet | None = None
     clients: Clients | None = None
     with contextlib.ExitStack() as stack:
         directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="live-tables-"))
         # Hundreds of guests and tables from one address: the limits on abuse would stop the crowd.
         env: dict[str, str] = {"JASSWEB_BOT_DELAY_MS": "0", "JASSWEB_LIMITS": "0"}
         database = ""
-        if args.scale_out:
+        if args.front:
+            pass  # serve-scaled.sh brings its own Redis and PostgreSQL database
+        elif args.scale_out:
             env["REDIS_URL"] = REDIS_URL
             env["JASSWEB_CHANNEL_PREFIX"] = f"bench-{uuid.uuid4().hex[:10]}"
             if target == "ours":
@@ -1053,15 +1148,22 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
         elif target == "ours":
             database = env["JASSWEB_SQLITE_PATH"] = str(Path(directory) / "db.sqlite3")
         try:
-            if target == "ours":
-                migrate(env)
-            servers = [Daphne(app, env) for _ in range(processes)]
-            result.command = (
-                " ".join(["python", *servers[0].command[1:]])
-                + "  "
-                + " ".join(f"{k}={v}" for k, v in env.items() if k != "DATABASE_URL")
-            )
-            urls = [s.url for s in servers]
+            if args.front:
+                scaled = ScaledSet(app, env, processes)
+                servers = [PidOnly(pid) for pid in scaled.pids]
+                database = scaled.database if target == "ours" else ""
+                result.command = scaled.command + "  " + " ".join(f"{k}={v}" for k, v in env.items())
+                urls = [scaled.url] * 2  # every seat through the front; nginx spreads them over the servers
+            else:
+                if target == "ours":
+                    migrate(env)
+                servers = [Daphne(app, env) for _ in range(processes)]
+                result.command = (
+                    " ".join(["python", *servers[0].command[1:]])
+                    + "  "
+                    + " ".join(f"{k}={v}" for k, v in env.items() if k != "DATABASE_URL")
+                )
+                urls = [s.url for s in servers]
             base_rss = [rss_bytes(s.pid) for s in servers]
             config = {
                 "pace": pace,
@@ -1102,6 +1204,8 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                 aux = [pid for s in servers for pid in descendants(s.pid)]
                 if args.scale_out:
                     aux += processes_named("postgres", "redis-server")
+                if scaled is not None:
+                    aux += [scaled.front_pid, *descendants(scaled.front_pid)]
                 before = sample_cpu(pids, aux, generator_pids)
                 clients.all({"cmd": "window_start"}, 30)
                 time.sleep(args.seconds)
@@ -1129,6 +1233,9 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                     result.db_check = check_database(database)
                 except Exception as exc:
                     result.db_check = f"could not check: {exc!r:.200}"
+            if scaled is not None:
+                result.server_problems.extend(scaled.problems())
+                scaled.stop()
             if bots is not None and target == "ours" and args.hslu_tables:
                 result.bots = bots.counts()
     return result
@@ -1143,7 +1250,7 @@ def make_row(
     base_rss: list[int],
     before: CpuSample,
     after: CpuSample,
-    servers: list[Daphne],
+    servers: Sequence[Daphne | PidOnly],
     with_hslu: bool,
     args: argparse.Namespace,
 ) -> StepRow:
@@ -1225,10 +1332,11 @@ def joined(values: Sequence[float], unit: float = 1.0) -> str:
 
 
 def print_report(args: argparse.Namespace, results: dict[tuple[str, str], RunResult], bots_used: bool) -> None:
-    processes = 2 if args.scale_out else 1
+    processes = args.processes if args.scale_out else 1
     print()
+    front = ", nginx in front (scripts/serve-scaled.sh)" if args.front else ""
     mode = (
-        "scale-out: 2 daphne processes, PostgreSQL, Redis pub/sub layer"
+        f"scale-out: {processes} daphne processes, PostgreSQL, Redis pub/sub layer{front}"
         if args.scale_out
         else "embedded default: 1 daphne process, SQLite, in-memory channel layer"
     )
@@ -1404,7 +1512,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per step")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds between a step's set-up and its window")
     parser.add_argument("--lost-after", type=float, default=15.0, help="a move not at every seat by then is lost")
-    parser.add_argument("--scale-out", action="store_true", help="two daphne processes on PostgreSQL and Redis")
+    parser.add_argument("--scale-out", action="store_true", help="daphne processes on PostgreSQL and Redis")
+    parser.add_argument("--processes", type=int, default=2, help="daphne processes in scale-out (2)")
+    parser.add_argument(
+        "--front",
+        action="store_true",
+        help="scale-out behind scripts/serve-scaled.sh: nginx on one port, its own Redis and database",
+    )
     parser.add_argument("--hslu-tables", type=int, default=None, help="tables with two HSLU bots (10 in scale-out)")
     parser.add_argument("--clients", type=int, default=1, help="client processes driving the tables")
     parser.add_argument("--pad", type=int, default=None, help="ceiling frame size in bytes (default: as measured)")
@@ -1418,6 +1532,8 @@ def main() -> None:
     unknown = [p for p in args.paces if p not in PACES]
     if unknown or not args.steps or args.clients < 1:
         parser.error(f"--pace is one or more of {', '.join(PACES)}; --steps and --clients are positive")
+    if args.front:
+        args.scale_out = True
     if args.hslu_tables is None:
         args.hslu_tables = 10 if args.scale_out else 0
     if args.scale_out:
