@@ -60,6 +60,10 @@ async def _open_sockets(base: str, cookies: dict[str, str], table: int, count: i
     return sockets
 
 
+async def _close(sockets: list[Any]) -> None:
+    await asyncio.gather(*(ws.close() for ws in sockets))
+
+
 def test_the_scaled_set_serves_through_one_port_and_stops_everything_on_sigterm():
     require_redis()
     with postgres_database():  # fails (CI) or skips here if PostgreSQL is down, with the reason
@@ -107,5 +111,5 @@ def test_the_scaled_set_serves_through_one_port_and_stops_everything_on_sigterm(
     with socket.socket() as probe, pytest.raises(ConnectionRefusedError):
         probe.connect(("127.0.0.1", port))
     assert len(held) == 4
-    loop.run_until_complete(asyncio.gather(*(ws.close() for ws in held)))
+    loop.run_until_complete(_close(held))
     loop.close()
