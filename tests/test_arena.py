@@ -104,6 +104,10 @@ def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
             "2",
             "--dialect",
             "jass-kit",
+            # The reference bot's answer time is not under test (timeouts are, elsewhere): with a core kept busy
+            # one answer took longer than the default 5 s and was a fault.
+            "--time-per-move",
+            "30",
         )
     assert FINAL.match(lines[-1]), lines[-1]
     rows = [line for line in lines[:-1] if line.startswith(f"{base}/arena ")]

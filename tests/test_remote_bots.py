@@ -27,6 +27,11 @@ from tests.table_helpers import make_players
 pytestmark = [pytest.mark.django_db, pytest.mark.services]  # real HTTP bot servers on loopback
 
 
+# The jass-kit reference bot's games check dialects and faults, not its speed (timeouts have their own tests):
+# with a core kept busy its answers took over the table's default 5 s and were faults.
+REFERENCE_TIMEOUT = 30
+
+
 def remote_table(seats: list[str], *, dialect: str = remote.AUTO, timeout: int = 5, **options):
     """A table whose seats hold built-in bot names or bot URLs (in seat order)."""
     table = service.create_table(None, name="Bots", bot_delay_ms=0, bot_timeout_s=timeout, **options)
@@ -66,7 +71,8 @@ def jasskit_undertrump(game: Game, fault: Fault) -> bool:
 
 def test_a_fair_game_with_jasskit_bots_in_both_dialects_has_no_faults():
     with jasskit_service("alice", "bob") as base:
-        table = remote_table([f"{base}/alice", "rules", f"{base}/spec/bob", "random"], mode="fair")  # 12 rounds
+        seats = [f"{base}/alice", "rules", f"{base}/spec/bob", "random"]
+        table = remote_table(seats, mode="fair", timeout=REFERENCE_TIMEOUT)  # 12 rounds
         seats = list(table.seats.order_by("position"))
         service.set_remote_bot(table.pk, 0, seats[0].remote_url, "Alice", remote.JASS_KIT, service.SYSTEM)
         service.set_remote_bot(table.pk, 2, seats[2].remote_url, "Bob", remote.SPEC, service.SYSTEM)
@@ -89,7 +95,8 @@ def test_a_fair_game_with_jasskit_bots_in_both_dialects_has_no_faults():
 
 def test_auto_finds_each_bots_dialect_and_remembers_it():
     with jasskit_service("carla", "dora") as base:
-        table = remote_table([f"{base}/carla", "random", f"{base}/spec/dora", "random"], mode="fair", round_count=2)
+        seats = [f"{base}/carla", "random", f"{base}/spec/dora", "random"]
+        table = remote_table(seats, mode="fair", round_count=2, timeout=REFERENCE_TIMEOUT)
         game = play(table, seed=5)
         stats = jasskit_stats(base)
     assert game.status == Game.FINISHED and not game.faults.exists()
@@ -104,7 +111,8 @@ def test_playgame_seats_bots_by_url():
         out, err = StringIO(), StringIO()
         call_command(
             "playgame", "--seat", f"{base}/eve", "--seat", "rules", "--seat", f"{base}/eve", "--seat", "rules",
-            "--mode", "fair", "--rounds", "2", "--dialect", "jass-kit", "--timeout", "3", "--seed", "4",
+            "--mode", "fair", "--rounds", "2", "--dialect", "jass-kit", "--timeout", str(REFERENCE_TIMEOUT),
+            "--seed", "4",
             stdout=out, stderr=err,
         )  # fmt: skip
     import json
