@@ -57,14 +57,18 @@ async def _request(threads: RequestThreads) -> int:
     return status
 
 
+def _crowd(threads: RequestThreads, count: int) -> list[int]:
+    """``count`` requests at once; their statuses."""
+
+    async def together() -> list[int]:
+        return await asyncio.gather(*(_request(threads) for _ in range(count)))
+
+    return asyncio.run(together())
+
+
 def test_sixty_requests_at_once_share_three_threads():
     app = SyncWork()
-    threads = RequestThreads(app, 3)
-
-    async def crowd() -> list[int]:
-        return await asyncio.gather(*(_request(threads) for _ in range(60)))
-
-    assert asyncio.run(crowd()) == [200] * 60
+    assert _crowd(RequestThreads(app, 3), 60) == [200] * 60
     assert len(app.threads) == 3  # without the set: a thread of its own for every request
     assert app.most <= 3  # each thread serves one request at a time; the others waited for one
 
@@ -85,10 +89,5 @@ def test_a_thread_is_given_back_when_its_request_fails():
 
 def test_none_leaves_django_a_thread_per_request():
     app = SyncWork()
-    threads = RequestThreads(app, 0)
-
-    async def crowd() -> list[int]:
-        return await asyncio.gather(*(_request(threads) for _ in range(20)))
-
-    assert asyncio.run(crowd()) == [200] * 20
+    assert _crowd(RequestThreads(app, 0), 20) == [200] * 20
     assert app.most > 1  # no set of threads: the requests ran side by side, each on a thread of its own
