@@ -40,6 +40,7 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import IntegrityError
 
 from bots import remote, think
 from bots.registry import get_bot, move_budget
@@ -598,18 +599,29 @@ class Driver:
             from bots import analysis_jobs  # only where analyses run: it loads the solver's module
 
             await analysis_jobs.resume_pending(self.worker_id, self.analyse)
+        self.spawn(self._keep_lease(), "driver-lease")
         while True:
             await asyncio.sleep(workers.HEARTBEAT_SECONDS)
             try:
-                if not await database_sync_to_async(workers.heartbeat)():
-                    await self._declared_dead()
-                    continue
                 taken, tables = await database_sync_to_async(workers.reap)()
                 for game_id in taken:
                     await self.take(game_id)
                 if tables:
                     await database_sync_to_async(service.presence_changed)(tables)
                 await database_sync_to_async(signals.send_in_transaction)(signals.driver_beat)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("driver reaping failed")
+
+    async def _keep_lease(self) -> None:
+        """Renew this worker's lease every ``HEARTBEAT_SECONDS``, apart from the reaping and the rejoining,
+        so that neither (both wait in the database queue with every consumer's work) holds it back."""
+        while True:
+            await asyncio.sleep(workers.HEARTBEAT_SECONDS)
+            try:
+                if not await workers.renew():
+                    await self._declared_dead()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -626,8 +638,15 @@ class Driver:
         workers.forget_local_id()
         self.worker_id = await database_sync_to_async(workers.register)()
         self.spawn(self._listen(), "driver-listen")
-        # The consumers note their connections anew (a dead worker's connections are dropped).
-        await bothooks.rejoined()
+        # The consumers note their connections anew (a dead worker's connections are dropped), while the lease
+        # is kept: a process with thousands of sockets takes longer than a lease for it.
+        self.spawn(self._rejoin(), "driver-rejoin")
+
+    async def _rejoin(self) -> None:
+        try:
+            await bothooks.rejoined()
+        except IntegrityError:  # declared dead again meanwhile: the next registration notes them again
+            log.warning("worker %s was declared dead again while noting its connections", self.worker_id)
 
     async def _listen(self) -> None:
         """Hear of changes that other processes made to the games this worker drives."""
@@ -848,7 +867,7 @@ async def _beat() -> None:
     """Keep this process's lease while a headless game runs (a server on the same database keeps off)."""
     while True:
         await asyncio.sleep(workers.HEARTBEAT_SECONDS)
-        await database_sync_to_async(workers.heartbeat)()
+        await workers.renew()
 
 
 async def _play_all(game_id: int) -> int:

@@ -10,16 +10,19 @@ lease and plays it to its end.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import uuid
 
 import psycopg
 import pytest
+import websockets
 
 from games.live import workers
 from games.models import Game, GameSeat, Worker
 from tests.bot_servers.counting import CountingBots
 from tests.server_helpers import ServerProcess, migrate, wait_for
-from tests.services import postgres_database, require_redis
+from tests.services import postgres_database, require_redis, scale_out
 from tests.table_helpers import make_players, make_table, start
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
@@ -118,6 +121,72 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
             await close_all_clients()
             for server in servers:
                 server.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
+    """A server's database work runs on one thread, in order; its heartbeat does not wait in that queue.
+
+    Queued behind a storm of websocket connects, the heartbeat used to come late: at 500 tables behind the
+    front (``bench/live_tables.py --front``) a running server was declared dead, its games taken over and
+    its people shown offline. Here the queue is stuck for certain: the test holds the table's row lock, so
+    the next socket's connect waits on it inside the server's database thread (PostgreSQL shows it waiting
+    on the lock); meanwhile the server's worker row must still be renewed, again and again."""
+    with scale_out("lease-queue") as (env, database_url):
+        migrate(env)
+        server = ServerProcess(env)
+        try:
+            owner = guest_cookies(server.url, "Queue")
+            table_id = create_live_table(server.url, owner, mode="fair", round_count="4", seat="0")
+            first = await LiveClient.open(server.url, table_id, owner, "first")  # starts the driver
+            worker_id = wait_for(
+                lambda: _one(database_url, "SELECT id FROM games_worker WHERE pid = %s", server.process.pid),
+                30,
+                "the server's worker row",
+            )
+            with psycopg.connect(database_url) as holder:  # a transaction: the row lock holds until rollback
+                holder.execute("SELECT id FROM games_table WHERE id = %s FOR UPDATE", (table_id,))
+                second = asyncio.create_task(_handshake(server.url, table_id, owner))
+                await asyncio.to_thread(
+                    wait_for,
+                    lambda: _one(database_url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"),
+                    30,
+                    "the server's connect waiting on the row lock",
+                )
+                beats = set()
+
+                def renewed_twice() -> bool:
+                    beats.add(_one(database_url, "SELECT heartbeat_at FROM games_worker WHERE id = %s", worker_id))
+                    return len(beats) >= 3
+
+                await asyncio.to_thread(wait_for, renewed_twice, 30, "two renewals of the lease")
+                assert not second.done()  # the queue was stuck all along
+                holder.rollback()
+            async with await asyncio.wait_for(second, 60) as later:
+                frame = json.loads(await asyncio.wait_for(later.recv(), 10))
+            assert frame["type"] == "state" and frame["view"]["table"]["id"] == table_id
+            assert _one(database_url, "SELECT count(*) FROM games_worker") == 1  # nobody declared it dead
+            await first.close()
+        finally:
+            await close_all_clients()
+            server.stop()
+
+
+async def _handshake(base: str, table_id: int, cookies: dict[str, str]) -> websockets.ClientConnection:
+    """A table socket whose handshake may wait for the server's connect (a minute at most)."""
+    return await websockets.connect(
+        base.replace("http://", "ws://") + f"/ws/tables/{table_id}/",
+        additional_headers={"Origin": base, "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())},
+        open_timeout=60,
+        close_timeout=1,
+    )
+
+
+def _one(database_url: str, sql: str, *params: object):
+    """The first column of the first row of a query (None when there is none), straight from PostgreSQL."""
+    with psycopg.connect(database_url) as db:
+        row = db.execute(sql, params).fetchone()
+    return row[0] if row else None
 
 
 def test_bots_wait_the_round_summary_at_a_new_deal_with_people_at_the_table():

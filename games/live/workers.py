@@ -12,12 +12,15 @@ by their driver column.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from django.db import transaction
+from channels.db import database_sync_to_async
+from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from games.live import metrics
@@ -76,6 +79,36 @@ def heartbeat() -> bool:
     if _local_id is None:
         return False
     return Worker.objects.filter(pk=_local_id).update(heartbeat_at=timezone.now()) == 1
+
+
+_lease_thread: ThreadPoolExecutor | None = None
+
+
+async def renew() -> bool:
+    """``heartbeat`` from the event loop, on a thread and database connection of its own on PostgreSQL.
+
+    The consumers' and drivers' database work runs on one thread per process (Channels'
+    ``database_sync_to_async``), one call after the other. Queued behind a storm of websocket connects
+    there, the heartbeat came late: ``bench/live_tables.py --front`` at 500 tables had a running
+    server declared dead, its games taken over and its people shown offline. Its own thread renews
+    the lease whatever that queue holds (a process whose games stall is slow, not dead). SQLite
+    writes one thing at a time anyway, and a single embedded process has nobody who could take its
+    games, so there the heartbeat keeps to the queue.
+    """
+    global _lease_thread
+    if connection.vendor == "sqlite":
+        return await database_sync_to_async(heartbeat)()
+    if _lease_thread is None:
+        _lease_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lease")
+    return await asyncio.get_running_loop().run_in_executor(_lease_thread, _heartbeat_on_own_thread)
+
+
+def _heartbeat_on_own_thread() -> bool:
+    close_old_connections()  # as database_sync_to_async: a connection the database dropped is made anew
+    try:
+        return heartbeat()
+    finally:
+        close_old_connections()
 
 
 def _alive_workers():
