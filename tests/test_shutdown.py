@@ -87,3 +87,48 @@ async def test_the_drain_runs_in_a_fresh_context_whatever_task_the_signal_interr
     finally:
         SyncToAsync.deadlock_context.reset(inside_a_database_call)
     assert await asyncio.wait_for(reached, 10) == "the database thread"
+
+
+@pytest.mark.asyncio
+async def test_a_game_task_cancelled_while_its_move_is_committed_ends_instead_of_waiting_for_the_next_change():
+    """A stopping server cancels its game tasks. When the cancellation comes while a move is being committed
+    (sync code in the database thread, sending on the channel layer through ``async_to_sync``), asgiref hands
+    it to that send, and the commit, which goes on, returns as if nothing happened; the turn loop must still
+    end rather than wait for the game's next change (a stop that waited 5 s for one such table)."""
+    import asyncio
+    import contextlib
+    from types import SimpleNamespace
+
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    from bots.runner import drive
+
+    sending = asyncio.Event()
+
+    async def send_on_the_layer() -> None:
+        sending.set()
+        await asyncio.sleep(1)
+
+    def commit_in_the_database_thread() -> None:
+        with contextlib.suppress(asyncio.CancelledError):  # the commit is done; what it tells is best effort
+            async_to_sync(send_on_the_layer)()
+
+    class Game:
+        finished = False
+        turns = [SimpleNamespace(pause=0.0, delay=0.0)]
+
+        def next_turn(self):
+            return self.turns.pop() if self.turns else None
+
+        async def commit(self, turn, action, report) -> None:
+            await sync_to_async(commit_in_the_database_thread)()
+
+    class Player:
+        async def move(self, turn, asked):
+            return "a move", "a report"
+
+    task = asyncio.create_task(drive(Game(), Player(), asyncio.Event()))
+    await asyncio.wait_for(sending.wait(), 10)
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=10)  # without the check it waits on the wake event for ever
+    assert done and task.cancelled()
