@@ -11,12 +11,10 @@ lease and plays it to its end.
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 
 import psycopg
 import pytest
-import websockets
 
 from games.live import workers
 from games.models import Game, GameSeat, Worker
@@ -66,9 +64,7 @@ def _game_row(database_url: str, table_id: int) -> tuple[int, str, str, int]:
 
 
 def _worker_pid(database_url: str, worker_id: str) -> int | None:
-    with psycopg.connect(database_url) as db:
-        row = db.execute("SELECT pid FROM games_worker WHERE id = %s", (worker_id,)).fetchone()
-    return row[0] if row else None
+    return _one(database_url, "SELECT pid FROM games_worker WHERE id = %s", worker_id)
 
 
 @pytest.mark.asyncio
@@ -146,7 +142,8 @@ async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
             )
             with psycopg.connect(database_url) as holder:  # a transaction: the row lock holds until rollback
                 holder.execute("SELECT id FROM games_table WHERE id = %s FOR UPDATE", (table_id,))
-                second = asyncio.create_task(_handshake(server.url, table_id, owner))
+                # Its handshake waits for the server's connect, i.e. for the lock.
+                second = asyncio.create_task(LiveClient.open(server.url, table_id, owner, "second", open_timeout=60))
                 await asyncio.to_thread(
                     wait_for,
                     lambda: _one(database_url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"),
@@ -162,24 +159,13 @@ async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
                 await asyncio.to_thread(wait_for, renewed_twice, 30, "two renewals of the lease")
                 assert not second.done()  # the queue was stuck all along
                 holder.rollback()
-            async with await asyncio.wait_for(second, 60) as later:
-                frame = json.loads(await asyncio.wait_for(later.recv(), 10))
-            assert frame["type"] == "state" and frame["view"]["table"]["id"] == table_id
+            later = await asyncio.wait_for(second, 60)
+            assert later.view["table"]["id"] == table_id
             assert _one(database_url, "SELECT count(*) FROM games_worker") == 1  # nobody declared it dead
             await first.close()
         finally:
             await close_all_clients()
             server.stop()
-
-
-async def _handshake(base: str, table_id: int, cookies: dict[str, str]) -> websockets.ClientConnection:
-    """A table socket whose handshake may wait for the server's connect (a minute at most)."""
-    return await websockets.connect(
-        base.replace("http://", "ws://") + f"/ws/tables/{table_id}/",
-        additional_headers={"Origin": base, "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())},
-        open_timeout=60,
-        close_timeout=1,
-    )
 
 
 def _one(database_url: str, sql: str, *params: object):

@@ -157,13 +157,19 @@ class LiveClient(FrameRecorder):
         self.connection = connection
 
     @classmethod
-    async def open(cls, base: str, table_id: int, cookies: dict[str, str] | None = None, label: str = "") -> LiveClient:
+    async def open(
+        cls, base: str, table_id: int, cookies: dict[str, str] | None = None, label: str = "", open_timeout: float = 10
+    ) -> LiveClient:
+        """Open the table's socket and read its first state (``open_timeout``: for a handshake that may wait
+        on the server's database)."""
         headers = {"Origin": base}
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}/"
         # A server a test killed never answers the close: do not wait the default 10 s for it.
-        connection = await websockets.connect(url, additional_headers=headers, open_timeout=10, close_timeout=1)
+        connection = await websockets.connect(
+            url, additional_headers=headers, open_timeout=open_timeout, close_timeout=1
+        )
         client = cls(connection, label)
         assert (await client.receive())["type"] == "state"
         return client
