@@ -19,10 +19,9 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from channels.db import database_sync_to_async
-
 from bots import think
 from bots.analysis import analyse_round
+from games.live.database import database_sync_to_async
 from games.models import Game, GameAnalysis
 from games.pages import stored_analyses as stored
 from games.pages.stored_analyses import RoundInput

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import itertools
 import logging
 import threading
 import time
@@ -36,7 +37,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import httpx
 import numpy as np
 from asgiref.sync import async_to_sync
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import IntegrityError
@@ -48,7 +48,8 @@ from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
 from games.errors import ErrorCode
 from games.hslu import jass_type
-from games.live import bothooks, redelivery, service, snapshot, states, workers
+from games.live import bothooks, database, redelivery, service, snapshot, states, workers
+from games.live.database import database_sync_to_async
 from games.live.events import publisher
 from games.models import Game, GameSeat
 
@@ -89,6 +90,9 @@ class BotTurn:
     # The first move of a new deal waits while people read the last round's summary: at most this many
     # seconds from the round's end, less once they are all ready (``DrivenGame.hold``).
     pause: float = 0.0
+    # ``time.time()`` when the turn began (the move before it): ``delay`` counts from then, so a game another
+    # server took over mid-turn keeps its pace instead of waiting the whole delay again. None: from now.
+    since: float | None = None
 
     def rng(self) -> np.random.Generator:
         """The bot's randomness, seeded by the game and the move, so a replay decides the same."""
@@ -193,7 +197,9 @@ def _stop_if_cancelled() -> None:
     while its function runs on to what that function awaits through ``async_to_sync`` (a commit's channel
     send), and when the function goes on and returns, returns its result as if nothing happened. A
     stopping server's game task then went on to wait for the game's next change, and the stop for it
-    (5 s: ``tests/test_rolling_restart.py`` saw one table in five stand that long)."""
+    (5 s: ``tests/test_rolling_restart.py`` saw one table in five stand that long). A bot's think through
+    the worker processes loses one the same way (its request's channel send): the task then slept the
+    bot's whole delay before it saw the cancellation (a stop that took 1 s in every other restart)."""
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
@@ -219,7 +225,10 @@ async def drive(game: DrivenGame, player: BotPlayer, wake: asyncio.Event | None 
             continue
         asked = time.time()
         started = loop.time()
+        if turn.since is not None:
+            started -= min(turn.delay, max(0.0, asked - turn.since))
         action, report = await player.move(turn, asked)
+        _stop_if_cancelled()  # the think's channel send loses a cancellation too: not the whole delay first
         if turn.pause:
             await game.hold(turn)
             started = max(started, loop.time() - turn.delay / 2)  # the new deal shows a moment first
@@ -272,31 +281,40 @@ class GameInfo:
 
 def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
     """A game's facts and state from the database (the driver calls it rarely: not for moves)."""
-    game = Game.objects.select_related("table").filter(pk=game_id).first()
-    if game is None:
-        return None
-    seats = [
-        SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin, s.ready_round)
-        for s in GameSeat.objects.filter(game=game).order_by("position")
-    ]
-    from games.live.snapshot import online_players
+    return load_infos([game_id]).get(game_id)
 
-    info = GameInfo(
-        table_id=game.table_id,
-        seed=game.seed,
-        status=game.status,
-        seq=game.action_count,
-        seats=seats,
-        clock_s=game.turn_clock_s,
-        standin_bot=game.standin_bot,
-        delay=game.table.bot_delay_ms / 1000,
-        timeout=float(game.table.bot_timeout_s),
-        jass_typ=jass_type(game.mode, game.target),
-        round_pause=float(game.round_pause_s),
-        turn_started_at=(game.turn_started_at or game.created_at).timestamp(),
-        online=set(online_players(game.table_id)),
-    )
-    return info, states.load(game)
+
+def load_infos(game_ids: list[int]) -> dict[int, tuple[GameInfo, GameState]]:
+    """``load_info`` of several games in a few queries for all (the games a stopping server handed over)."""
+    from games.live.snapshot import online_players_of
+
+    games = list(Game.objects.select_related("table").filter(pk__in=game_ids).order_by("pk"))
+    seats: dict[int, list[SeatInfo]] = {game.pk: [] for game in games}
+    for s in GameSeat.objects.filter(game__in=games).order_by("game_id", "position"):
+        seats[s.game_id].append(SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin, s.ready_round))
+    online = online_players_of([game.table_id for game in games])
+    played = states.load_many(games)
+    return {
+        game.pk: (
+            GameInfo(
+                table_id=game.table_id,
+                seed=game.seed,
+                status=game.status,
+                seq=game.action_count,
+                seats=seats[game.pk],
+                clock_s=game.turn_clock_s,
+                standin_bot=game.standin_bot,
+                delay=game.table.bot_delay_ms / 1000,
+                timeout=float(game.table.bot_timeout_s),
+                jass_typ=jass_type(game.mode, game.target),
+                round_pause=float(game.round_pause_s),
+                turn_started_at=(game.turn_started_at or game.created_at).timestamp(),
+                online=online[game.table_id],
+            ),
+            played[game.pk],
+        )
+        for game in games
+    }
 
 
 def orphan_seconds() -> float:
@@ -346,6 +364,7 @@ class LiveGame:
             timeout=self.info.timeout,
             jass_typ=self.info.jass_typ,
             standin=standin,
+            since=self.info.turn_started_at,
         )
 
     def _round_pause(self) -> float:
@@ -399,6 +418,9 @@ class LiveGame:
 
     def heard(self, change: service.Change) -> bool:
         """Take in a change; False when the game must be read again from the database."""
+        if change.reason == "presence" and change.online is not None and change.seq == self.seq:
+            self.info.online = set(change.online)
+            return True
         if change.move is not None and change.seq is not None:
             if change.seq <= self.seq:
                 return True  # our own move, or an old one
@@ -578,17 +600,31 @@ class Driver:
         for task in tasks:
             task.cancel()
         ours = [t for t in tasks if t.get_loop() is loop]
+        steps = [time.monotonic()]
         if ours:
             _, stuck = await asyncio.wait(ours, timeout=STOP_GRACE_S)
             for task in stuck:  # a shutdown never hangs on one task: it is named, with where it waits
                 log.warning("stopping: task %s did not end in %s s\n%s", task.get_name(), STOP_GRACE_S, _where(task))
-        # A move in flight was committed by now (the database thread runs one thing at a time, in order).
+        steps.append(time.monotonic())
+        # A move in flight is committed (or not at all) before the games go: a cancelled task's database call
+        # runs on in its thread to its end.
+        if not await database.settled(STOP_GRACE_S):
+            log.warning("stopping: database calls still running after %s s; handing the games over", STOP_GRACE_S)
+        steps.append(time.monotonic())
         handed: tuple[list[int], list[str]] = ([], [])
         try:
             handed = await database_sync_to_async(workers.unregister)()
         except Exception:
             log.exception("stopping: could not hand the games back; other servers take them when the lease ends")
+        steps.append(time.monotonic())
         await _within_grace(_hand_over(*handed), "telling the other servers")
+        steps.append(time.monotonic())
+        log.info(
+            "stopping: %s tasks ended in %.2f s, the database calls in flight in %.2f s, the games handed back in"
+            " %.2f s, the other servers told in %.2f s",
+            len(ours),
+            *(b - a for a, b in itertools.pairwise(steps)),
+        )
 
     def spawn(self, coroutine: Coroutine[Any, Any, _T], name: str) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(coroutine, name=name)
@@ -602,8 +638,7 @@ class Driver:
         if self._player is not None and self._player.thinkers is not None:
             await self._player.thinkers.start()
         self.spawn(self._listen(), "driver-listen")
-        for game_id in await database_sync_to_async(workers.claim_orphans)():
-            await self.take(game_id)
+        await self.take(*await database_sync_to_async(workers.claim_orphans)())
         if settings.JASSWEB_ANALYSIS:
             from bots import analysis_jobs  # only where analyses run: it loads the solver's module
 
@@ -613,8 +648,7 @@ class Driver:
             await asyncio.sleep(workers.HEARTBEAT_SECONDS)
             try:
                 taken, tables = await database_sync_to_async(workers.reap)()
-                for game_id in taken:
-                    await self.take(game_id)
+                await self.take(*taken)
                 if tables:
                     await database_sync_to_async(service.presence_changed)(tables)
                 await database_sync_to_async(signals.send_in_transaction)(signals.driver_beat)
@@ -675,8 +709,7 @@ class Driver:
             if message.get("type") == "driver.change":
                 self._handle(service.Change.from_message(message))
             elif message.get("type") == "driver.handover":
-                for game_id in message.get("games", []):
-                    self.wake(game_id)  # the first driver to claim it drives it
+                self.wake(*message.get("games", []))  # the first driver to claim one drives it
 
     # -- games -------------------------------------------------------------------------------------
 
@@ -720,39 +753,49 @@ class Driver:
             task = self.spawn(analysis_jobs.analyse_in_background(game_id, self.worker_id), f"analyse-{game_id}")
             task.add_done_callback(lambda _: self._analysing.discard(game_id))
 
-    def wake(self, game_id: int) -> None:
-        """Drive ``game_id`` if it has no live driver (callable on the loop, e.g. when someone connects)."""
-        if game_id in self._games or game_id in self._taking or self._loop is None:
+    def wake(self, *game_ids: int) -> None:
+        """Drive these games if they have no live driver (callable on the loop, e.g. when someone connects, or
+        for all the games a stopping server handed over: claimed and read at once, in a few queries)."""
+        fresh = [g for g in dict.fromkeys(game_ids) if g not in self._games and g not in self._taking]
+        if not fresh or self._loop is None:
             return
-        self._taking[game_id] = self.spawn(self._claim_and_take(game_id), f"take-{game_id}")
+        name = f"take-{fresh[0]}" + (f"-and-{len(fresh) - 1}-more" if len(fresh) > 1 else "")
+        task = self.spawn(self._claim_and_take(fresh), name)
+        for game_id in fresh:
+            self._taking[game_id] = task
 
-    async def _claim_and_take(self, game_id: int) -> None:
+    async def _claim_and_take(self, game_ids: list[int]) -> None:
         try:
-            if await database_sync_to_async(workers.claim)(game_id):
-                await self.take(game_id)
+            await self.take(*await database_sync_to_async(workers.claim_many)(game_ids))
         finally:
-            self._taking.pop(game_id, None)
+            me = asyncio.current_task()
+            for game_id in game_ids:
+                if self._taking.get(game_id) is me:
+                    del self._taking[game_id]
 
-    async def take(self, game_id: int) -> None:
-        """Start driving a game this worker holds the lease of."""
-        if game_id in self._games or self._player is None:
+    async def take(self, *game_ids: int) -> None:
+        """Start driving games this worker holds the lease of."""
+        wanted = [g for g in game_ids if g not in self._games]
+        if not wanted or self._player is None:
             return
-        # A change heard while the game is read may be in what was read or not: read it again then (at
+        # A change heard while a game is read may be in what was read or not: read it again then (at
         # most twice), or the game would wait for a move it has already had (a bot's turn nobody takes).
+        loaded: dict[int, tuple[GameInfo, GameState]] = {}
         for _ in range(3):
-            self._missed.discard(game_id)
-            loaded = await database_sync_to_async(load_info)(game_id)
-            if game_id not in self._missed:
+            self._missed.difference_update(wanted)
+            loaded.update(await database_sync_to_async(load_infos)(wanted))
+            wanted = [g for g in wanted if g in self._missed]
+            if not wanted:
                 break
-        self._missed.discard(game_id)
-        if loaded is None or game_id in self._games or self._player is None:
-            return
-        info, state = loaded
-        game = LiveGame(self, game_id, info, state)
-        if game.finished:
-            return
-        self._games[game_id] = game
-        game.start(self._player)
+        self._missed.difference_update(game_ids)
+        for game_id, (info, state) in loaded.items():
+            if game_id in self._games or self._player is None:
+                continue
+            game = LiveGame(self, game_id, info, state)
+            if game.finished:
+                continue
+            self._games[game_id] = game
+            game.start(self._player)
 
     def forget(self, game_id: int) -> None:
         game = self._games.pop(game_id, None)

@@ -45,6 +45,7 @@ FALLBACK_BOT = "rules"
 # prefix from one Redis list, one reader at a time: every reply channel of a process (the thinkers', the
 # health check's) must share it, or one reader waits forever behind the other.
 REPLY_PREFIX = "bot-replies."
+CLOSE_WAIT_S = 0.2  # how long closing waits for the replies' reader to end (see ``close``)
 ANSWER_S = 2.0  # how long a worker tries to send an answer while Redis is out of reach
 
 
@@ -72,8 +73,11 @@ class RemoteThinkers:
 
     async def close(self) -> None:
         if self._receiver is not None:
+            # Cancelled inside its Redis BRPOP, the classic layer's receive waits for it to return (up to its
+            # 5 s timeout, so that no message is lost): a stopping server stood that long for replies that
+            # nobody would read. It ends by itself; the server need not wait for it.
             self._receiver.cancel()
-            await asyncio.gather(self._receiver, return_exceptions=True)
+            await asyncio.wait([self._receiver], timeout=CLOSE_WAIT_S)
         for future in self._pending.values():
             future.cancel()
 

@@ -266,6 +266,9 @@ JASSWEB_ROUND_PAUSE_S = int(os.environ.get("JASSWEB_ROUND_PAUSE_S", "5"))
 # Pause before each built-in bot move so people can follow the cards (new tables' default).
 JASSWEB_BOT_DELAY_MS = int(os.environ.get("JASSWEB_BOT_DELAY_MS", "800"))
 
+# Threads that run a server process's database work on PostgreSQL (games/live/database.py; SQLite: one).
+JASSWEB_DB_THREADS = int(os.environ.get("JASSWEB_DB_THREADS", "4"))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"

@@ -273,13 +273,13 @@ async def test_a_move_made_while_the_driver_reads_the_game_is_not_lost(stop_runn
     nora = (await sync_to_async(make_players)(("Nora",)))[0]
     table = await sync_to_async(make_table)(nora, [nora, "random", "random", "random"], mode="fair", round_count=2)
     seed = next(s for s in range(100) if GameState.new(table.config(s)).player == 0)  # Nora chooses trump
-    read = runner.load_info
+    read = runner.load_infos
     raced: list[int] = []
 
-    def read_then_move(game_id: int):
-        loaded = read(game_id)
-        if not raced:  # Nora chooses trump and leads a card: then a bot is to play
-            state = loaded[1]
+    def read_then_move(game_ids: list[int]):
+        loaded = read(game_ids)
+        if not raced and loaded:  # Nora chooses trump and leads a card: then a bot is to play
+            (game_id, (_, state)), *_ = loaded.items()
             for seq in (0, 1):
                 action = state.observation(0).legal_actions()[0]
                 service.submit(game_id, 0, action, actor=service.Actor(player_id=nora.pk), expected_seq=seq)
@@ -287,7 +287,7 @@ async def test_a_move_made_while_the_driver_reads_the_game_is_not_lost(stop_runn
             raced.append(game_id)
         return loaded
 
-    monkeypatch.setattr(runner, "load_info", read_then_move)
+    monkeypatch.setattr(runner, "load_infos", read_then_move)
     client = await Client.open(table.pk, nora)
     await sync_to_async(start)(table, nora, seed)
     view = await client.state(lambda v: v["game"] and v["game"]["seq"] >= 3, 10)

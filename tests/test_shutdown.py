@@ -115,7 +115,7 @@ async def test_a_game_task_cancelled_while_its_move_is_committed_ends_instead_of
 
     class Game:
         finished = False
-        turns = [SimpleNamespace(pause=0.0, delay=0.0)]
+        turns = [SimpleNamespace(pause=0.0, delay=0.0, since=None)]
 
         def next_turn(self):
             return self.turns.pop() if self.turns else None
@@ -132,3 +132,40 @@ async def test_a_game_task_cancelled_while_its_move_is_committed_ends_instead_of
     task.cancel()
     done, _ = await asyncio.wait([task], timeout=10)  # without the check it waits on the wake event for ever
     assert done and task.cancelled()
+
+
+@pytest.mark.asyncio
+async def test_a_game_task_cancelled_while_its_bot_thinks_ends_without_waiting_out_the_bots_delay():
+    """The same loss of a cancellation while a bot's think is asked of a worker (its request's channel send):
+    the turn loop used to sleep the bot's whole delay before it noticed (every other stop took 1 s)."""
+    import asyncio
+    import contextlib
+    from types import SimpleNamespace
+
+    from bots.runner import drive
+
+    thinking = asyncio.Event()
+    committed: list[str] = []
+
+    class Game:
+        finished = False
+        turns = [SimpleNamespace(pause=0.0, delay=3600.0, since=None)]  # a bot that would think for an hour
+
+        def next_turn(self):
+            return self.turns.pop() if self.turns else None
+
+        async def commit(self, turn, action, report) -> None:
+            committed.append(action)
+
+    class Player:
+        async def move(self, turn, asked):
+            thinking.set()
+            with contextlib.suppress(asyncio.CancelledError):  # as the think's send on the layer loses it
+                await asyncio.sleep(1)
+            return "a move", "a report"
+
+    task = asyncio.create_task(drive(Game(), Player(), asyncio.Event()))
+    await asyncio.wait_for(thinking.wait(), 10)
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=10)  # without the check it sleeps the delay first
+    assert done and task.cancelled() and not committed

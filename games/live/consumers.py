@@ -22,7 +22,6 @@ from typing import Any
 
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
@@ -32,6 +31,7 @@ from games import access
 from games.catalogue import BotUrlError, FaultKind
 from games.errors import ErrorCode
 from games.live import bothooks, chat, limits, metrics, pings, protocol, service, snapshot, states
+from games.live.database import database_sync_to_async
 from games.live.identity import player_for_scope
 from games.live.protocol import (
     Abandon,
@@ -601,9 +601,9 @@ def _open(
     table = access.enterable_table(table_id, player, scope.get("session"))
     if table is None or table.imported:  # a private table is refused like a missing one
         return None
-    if player is not None:
-        service.connect(table_id, player.pk, channel_name)
-    public = snapshot.load_public(table_id)
+    # A person who just came online: the view their connect built (with them online) is theirs too.
+    public = service.connect(table_id, player.pk, channel_name) if player is not None else None
+    public = public or snapshot.load_public(table_id)
     return None if public is None else (player, public, chat.muted_by(player.pk if player else None))
 
 

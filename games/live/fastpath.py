@@ -20,7 +20,7 @@ from typing import Any
 from django.db import connection, models
 
 from games.catalogue import SeatKind
-from games.models import Action, Game, GameSeat, SeatFields, Table, seat_kind
+from games.models import Action, Connection, Game, GameSeat, SeatFields, Table, seat_kind
 
 _GAME_COLUMNS = (
     "table_id",
@@ -132,10 +132,20 @@ def bump_version(table_id: int, now: datetime) -> int | None:
 
 def read_game(game_id: int) -> Game | None:
     """A game without its deals and fair schedule (read those with the ORM where they are needed)."""
+    return _game_where("id = %s", [game_id])
+
+
+def read_current_game(table_id: int) -> Game | None:
+    """The running game of a table, else its most recent one (``snapshot.current_game``), as ``read_game``."""
+    return _game_where("table_id = %s ORDER BY created_at DESC, id DESC LIMIT 1", [table_id])
+
+
+def _game_where(condition: str, params: list[Any]) -> Game | None:
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(_column(Game, c) for c in _GAME_COLUMNS)} FROM {Game._meta.db_table} WHERE id = %s",
-            [game_id],
+            f"SELECT id, {', '.join(_column(Game, c) for c in _GAME_COLUMNS)} FROM {Game._meta.db_table}"
+            f" WHERE {condition}",
+            params,
         )
         row = cursor.fetchone()
     if row is None:
@@ -143,7 +153,7 @@ def read_game(game_id: int) -> Game | None:
     global _game_converters
     if _game_converters is None:
         _game_converters = _converters(Game, _GAME_COLUMNS)
-    game = Game(id=game_id, **_read(_GAME_COLUMNS, row, _game_converters))
+    game = Game(id=row[0], **_read(_GAME_COLUMNS, row[1:], _game_converters))
     game._state.adding = False
     return game
 
@@ -168,6 +178,22 @@ def insert_action(game_id: int, seq: int, seat: int, kind: str, value: int, late
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
             [game_id, seq, seat, kind, value, latency_ms, standin, connection.ops.adapt_datetimefield_value(now)],
         )
+
+
+def note_connection(channel_name: str, worker_id: str, table_id: int, player_id: int, now: datetime) -> bool:
+    """Note an open connection of a person to a table (again, after a rejoin: its row is updated); whether it
+    is their first one there (they just came online). Two statements, on every socket's open."""
+    table = Connection._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {table} WHERE table_id = %s AND player_id = %s LIMIT 1", [table_id, player_id])
+        first = cursor.fetchone() is None
+        cursor.execute(
+            f"INSERT INTO {table} (channel_name, worker_id, table_id, player_id, created_at)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (channel_name) DO UPDATE"
+            " SET worker_id = excluded.worker_id, table_id = excluded.table_id, player_id = excluded.player_id",
+            [channel_name, worker_id, table_id, player_id, connection.ops.adapt_datetimefield_value(now)],
+        )
+    return first
 
 
 def update_game(game: Game, fields: list[str]) -> None:

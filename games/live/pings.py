@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from channels.db import database_sync_to_async
-
+from games.live.database import database_sync_to_async
 from games.models import Table
 
 BATCH_S = 0.1

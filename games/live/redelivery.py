@@ -26,11 +26,11 @@ import logging
 import time
 from datetime import datetime, timedelta
 
-from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.utils import timezone
 
 from games.live import metrics, service
+from games.live.database import database_sync_to_async
 from games.live.events import REDIS_DOWN
 
 log = logging.getLogger(__name__)

@@ -137,6 +137,7 @@ class Change:
     move: tuple[int, int] | None = None  # (seat, action code) of the move that made the change
     seed: int | None = None
     driver: str = ""  # the worker that drives the game
+    online: tuple[int, ...] | None = None  # for presence: the people with an open connection to the table now
 
     def message(self) -> dict[str, Any]:
         return {
@@ -150,6 +151,7 @@ class Change:
             "move": list(self.move) if self.move else None,
             "seed": self.seed,
             "driver": self.driver,
+            "online": list(self.online) if self.online is not None else None,
         }
 
     @classmethod
@@ -165,6 +167,7 @@ class Change:
             (move[0], move[1]) if move else None,
             event.get("seed"),
             event.get("driver", ""),
+            tuple(event["online"]) if event.get("online") is not None else None,
         )
 
 
@@ -205,19 +208,24 @@ def _after_commit(table_id: int, watchers: dict[str, Any] | None, change: Change
 
 
 def _bump(table: Table) -> int:
-    table.version += 1
-    table.save(update_fields=["version", "updated_at"])
-    return table.version
+    now = timezone.now()
+    version = fastpath.bump_version(table.pk, now)
+    assert version is not None, f"table {table.pk} is gone"  # it is locked by the caller's transaction
+    table.version, table.updated_at = version, now
+    return version
 
 
-def _changed(table: Table, game_id: int | None, reason: str, round_index: int | None = None) -> None:
-    """Bump the table's event number, build its public view once, and publish both after commit."""
+def _changed(table: Table, game_id: int | None, reason: str, round_index: int | None = None) -> snapshot.Public:
+    """Bump the table's event number, build its public view once, and publish both after commit; the view."""
     version = _bump(table)
     seats = _seats(table)
-    game = snapshot.current_game(table)
-    game_seats = list(game.seats.order_by("position")) if game else []
-    state = states.load(game) if game else None
-    public = snapshot.build_public(table, seats, snapshot.online_players(table.pk), game, game_seats, state)
+    # The game's columns that the views read, and its seats, as the move path reads them; its deals only when
+    # this process does not hold the game's state.
+    game = fastpath.read_current_game(table.pk)
+    game_seats = fastpath.read_seats(game.pk) if game else []
+    state = _state_of(game) if game else None
+    online = snapshot.online_players(table.pk)
+    public = snapshot.build_public(table, seats, online, game, game_seats, state)
     concerned = game_id if game_id is not None else (game.pk if game and game.status == Game.RUNNING else None)
     change = Change(
         table.pk,
@@ -228,14 +236,23 @@ def _changed(table: Table, game_id: int | None, reason: str, round_index: int | 
         seq=game.action_count if game else None,
         seed=game.seed if game else None,
         driver=game.driver if game is not None and game.pk == concerned else "",
+        # The driver needs nothing else of a presence change: it need not read the game again for one.
+        online=tuple(online) if reason == "presence" else None,
     )
     message = public.message()
     transaction.on_commit(lambda: _after_commit(table.pk, message, change))
+    return public
+
+
+def _state_of(game: Game) -> GameState:
+    """The engine state of a game read by ``fastpath`` (without its deals: the ORM reads them if needed)."""
+    return states.peek(game.pk, game.seed, game.action_count) or states.load(Game.objects.get(pk=game.pk))
 
 
 def _lock_table(table_id: int) -> Table:
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        # With its creator, whom the table's view names (only the table's row is locked).
+        return Table.objects.select_related("created_by").select_for_update(of=("self",)).get(pk=table_id)
     except Table.DoesNotExist:
         raise ServiceError(ErrorCode.NO_TABLE, gettext("there is no table {number}").format(number=table_id)) from None
 
@@ -671,7 +688,7 @@ def submit(
         game_seat = seats[seat]
         report = report if actor.bot and report else BotReport()
         _check_mover(game_seat, actor, report)
-        state = states.peek(game_id, game.seed, game.action_count) or states.load(Game.objects.get(pk=game_id))
+        state = _state_of(game)
         try:
             after = state.apply(seat, action)
         except IllegalActionError as exc:
@@ -1121,18 +1138,14 @@ def play_now_due() -> list[int]:
 # -- presence --------------------------------------------------------------------
 
 
-def connect(table_id: int, player_id: int, channel_name: str) -> bool:
-    """Note an open connection of a person to a table; True (and an event) if they just came online."""
+def connect(table_id: int, player_id: int, channel_name: str) -> snapshot.Public | None:
+    """Note an open connection of a person to a table. If they just came online: the table's view with them
+    online (its event is sent to the watchers after the commit); else None."""
     worker_id = workers.register()
     with transaction.atomic():
         table = _lock_table(table_id)
-        first = not Connection.objects.filter(table_id=table_id, player_id=player_id).exists()
-        Connection.objects.update_or_create(
-            channel_name=channel_name, defaults={"worker_id": worker_id, "table_id": table_id, "player_id": player_id}
-        )
-        if first:
-            _changed(table, None, "presence")
-    return first
+        first = fastpath.note_connection(channel_name, worker_id, table_id, player_id, timezone.now())
+        return _changed(table, None, "presence") if first else None
 
 
 def disconnect(channel_name: str) -> bool:

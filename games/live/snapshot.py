@@ -499,7 +499,15 @@ def table_meta(table: Table, seats: list[Seat]) -> dict[str, Any]:
 
 def online_players(table_id: int) -> list[int]:
     """The people with an open connection to a table (any server process)."""
-    return sorted(set(Connection.objects.filter(table_id=table_id).values_list("player_id", flat=True)))
+    return sorted(online_players_of([table_id])[table_id])
+
+
+def online_players_of(table_ids: list[int]) -> dict[int, set[int]]:
+    """``online_players`` of several tables in one query: the people of each table with an open connection."""
+    online: dict[int, set[int]] = {table_id: set() for table_id in table_ids}
+    for table_id, player_id in Connection.objects.filter(table_id__in=table_ids).values_list("table_id", "player_id"):
+        online[table_id].add(player_id)
+    return online
 
 
 def current_game(table: Table) -> Game | None:

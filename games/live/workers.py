@@ -15,21 +15,23 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from channels.db import database_sync_to_async
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from games.live import metrics
+from games.live.database import database_sync_to_async
 from games.models import Connection, Game, Worker
 
 HEARTBEAT_SECONDS = 2.0
 LEASE_SECONDS = 10.0
 
 _local_id: str | None = None
+_registering = threading.Lock()
 
 
 def local_worker_id() -> str | None:
@@ -45,13 +47,14 @@ def driver_channel(worker_id: str) -> str:
 def register() -> str:
     """Register this process as a worker (once per process; again after ``unregister``); return its id."""
     global _local_id
-    if _local_id is None:
-        worker_id = uuid.uuid4().hex[:20]
-        Worker.objects.create(
-            id=worker_id, host=socket.gethostname()[:100], pid=os.getpid(), heartbeat_at=timezone.now()
-        )
-        _local_id = worker_id
-    return _local_id
+    with _registering:  # two database threads' first calls must not register two workers
+        if _local_id is None:
+            worker_id = uuid.uuid4().hex[:20]
+            Worker.objects.create(
+                id=worker_id, host=socket.gethostname()[:100], pid=os.getpid(), heartbeat_at=timezone.now()
+            )
+            _local_id = worker_id
+        return _local_id
 
 
 def unregister() -> tuple[list[int], list[str]]:
@@ -117,16 +120,22 @@ def _alive_workers():
 
 def claim(game_id: int) -> bool:
     """Make this worker the driver of a running game that has none alive; True if it drives it now."""
+    return claim_many([game_id]) == [game_id]
+
+
+def claim_many(game_ids: list[int]) -> list[int]:
+    """``claim`` of several games in two statements (a stopping server's games, taken over at once): those
+    that this worker drives now."""
     me = register()
     with transaction.atomic():
         updated = (
-            Game.objects.filter(pk=game_id, status=Game.RUNNING)
+            Game.objects.filter(pk__in=game_ids, status=Game.RUNNING)
             .exclude(driver=me)
             .exclude(driver__in=_alive_workers())
             .update(driver=me)
         )
     metrics.leases_taken("claimed", updated)
-    return bool(updated) or Game.objects.filter(pk=game_id, status=Game.RUNNING, driver=me).exists()
+    return sorted(Game.objects.filter(pk__in=game_ids, status=Game.RUNNING, driver=me).values_list("pk", flat=True))
 
 
 def claim_orphans() -> list[int]:
