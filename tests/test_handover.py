@@ -124,7 +124,7 @@ async def test_database_calls_run_on_several_threads_where_the_database_allows_i
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_a_stopping_server_waits_for_the_database_calls_in_flight_not_for_later_ones():
+async def test_a_stopping_server_waits_for_the_database_calls_in_flight():
     release, started = threading.Event(), threading.Event()
 
     def a_move_being_committed() -> None:
