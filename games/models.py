@@ -381,7 +381,15 @@ class SeatFields(Protocol):
     def kind(self) -> SeatKind: ...
 
 
-def seat_kind(seat: Seat | SeatFields) -> SeatKind:
+class Occupant(Protocol):
+    """What tells who plays a seat: a table's ``Seat``, a game's, or a row the live path reads."""
+
+    player_id: int | None
+    bot: str
+    remote_url: str
+
+
+def seat_kind(seat: Occupant) -> SeatKind:
     """Who plays a seat: a person, a built-in bot, an HSLU bot, or nobody."""
     if seat.player_id:
         return SeatKind.HUMAN

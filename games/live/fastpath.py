@@ -20,7 +20,7 @@ from typing import Any
 from django.db import connection, models
 
 from games.catalogue import SeatKind
-from games.models import Action, Connection, Game, GameSeat, SeatFields, Table, seat_kind
+from games.models import Action, Connection, Game, GameSeat, Player, Seat, SeatFields, Table, seat_kind
 
 _GAME_COLUMNS = (
     "table_id",
@@ -117,6 +117,75 @@ class SeatRow:
     @property
     def kind(self) -> SeatKind:
         return seat_kind(self)
+
+
+@dataclass(slots=True)
+class PlayerName:
+    """A seated person as a table's view names them."""
+
+    id: int
+    name: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
+@dataclass(slots=True)
+class TableSeatRow:
+    """A table's seat as its view reads it (duck-types ``Seat`` with its ``player`` for the views)."""
+
+    position: int
+    player_id: int | None
+    bot: str
+    remote_url: str
+    remote_name: str
+    remote_dialect: str
+    player: PlayerName | None
+
+    @property
+    def kind(self) -> SeatKind:
+        return seat_kind(self)
+
+
+def read_table_seats(table_id: int) -> list[TableSeatRow]:
+    """A table's four seats with their people's names, in position order (every event's view reads them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT s.position, s.player_id, s.bot, s.remote_url, s.remote_name, s.remote_dialect, p.name"
+            f" FROM {Seat._meta.db_table} s LEFT JOIN {Player._meta.db_table} p ON p.id = s.player_id"
+            " WHERE s.table_id = %s ORDER BY s.position",
+            [table_id],
+        )
+        rows = cursor.fetchall()
+    return [
+        TableSeatRow(
+            position,
+            player_id,
+            bot,
+            url,
+            remote_name,
+            dialect,
+            None if player_id is None else PlayerName(player_id, name),
+        )
+        for position, player_id, bot, url, remote_name, dialect, name in rows
+    ]
+
+
+def online_players_of(table_ids: list[int]) -> dict[int, set[int]]:
+    """The people of each table with an open connection (any server process)."""
+    online: dict[int, set[int]] = {table_id: set() for table_id in table_ids}
+    if not table_ids:
+        return online
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT table_id, player_id FROM {Connection._meta.db_table}"
+            f" WHERE table_id IN ({', '.join(['%s'] * len(table_ids))})",
+            table_ids,
+        )
+        for table_id, player_id in cursor.fetchall():
+            online[table_id].add(player_id)
+    return online
 
 
 def bump_version(table_id: int, now: datetime) -> int | None:

@@ -218,7 +218,7 @@ def _bump(table: Table) -> int:
 def _changed(table: Table, game_id: int | None, reason: str, round_index: int | None = None) -> snapshot.Public:
     """Bump the table's event number, build its public view once, and publish both after commit; the view."""
     version = _bump(table)
-    seats = _seats(table)
+    seats = fastpath.read_table_seats(table.pk)
     # The game's columns that the views read, and its seats, as the move path reads them; its deals only when
     # this process does not hold the game's state.
     game = fastpath.read_current_game(table.pk)

@@ -47,7 +47,8 @@ from games.engine import (
     weis_points,
 )
 from games.engine.weis import QUARTET_BASE, RUN_NAMES
-from games.live import states
+from games.live import fastpath, states
+from games.live.fastpath import TableSeatRow
 from games.models import ROUND_PAUSES, Connection, Fault, Game, GameSeat, Player, Seat, SeatFields, Table
 
 
@@ -424,7 +425,7 @@ def _reason(hand: int, trick: tuple[int, ...], trump: int, card: int, stoeck: in
 # -- the public table ------------------------------------------------------------------------------
 
 
-def _seat_view(seat: Seat) -> dict[str, Any]:
+def _seat_view(seat: Seat | TableSeatRow) -> dict[str, Any]:
     if seat.player:
         name = seat.player.name
     elif seat.remote_url:
@@ -461,7 +462,7 @@ def _table_options(table: Table) -> dict[str, Any]:
     }
 
 
-def table_part(table: Table, seats: list[Seat], online: list[int]) -> dict[str, Any]:
+def table_part(table: Table, seats: Sequence[Seat | TableSeatRow], online: list[int]) -> dict[str, Any]:
     """The public view of a table without its game: options, seats, bots to choose, who is online."""
     return {
         "table": {
@@ -488,7 +489,7 @@ def rematch_view(table: Table) -> dict[str, Any] | None:
     return {key: vote[key] for key in ("by", "by_name", "voters", "accepted", "refused_by", "until")}
 
 
-def table_meta(table: Table, seats: list[Seat]) -> dict[str, Any]:
+def table_meta(table: Table, seats: Sequence[Seat | TableSeatRow]) -> dict[str, Any]:
     return {
         "creator": table.created_by_id,
         "private": table.private,
@@ -504,10 +505,7 @@ def online_players(table_id: int) -> list[int]:
 
 def online_players_of(table_ids: list[int]) -> dict[int, set[int]]:
     """``online_players`` of several tables in one query: the people of each table with an open connection."""
-    online: dict[int, set[int]] = {table_id: set() for table_id in table_ids}
-    for table_id, player_id in Connection.objects.filter(table_id__in=table_ids).values_list("table_id", "player_id"):
-        online[table_id].add(player_id)
-    return online
+    return fastpath.online_players_of(table_ids)
 
 
 def current_game(table: Table) -> Game | None:
@@ -560,7 +558,9 @@ def move_message(version: int, game: Game, state: GameState, seats, move: list[i
     }
 
 
-def build_public(table: Table, seats: list[Seat], online: list[int], game: Game | None, game_seats, state) -> Public:
+def build_public(
+    table: Table, seats: Sequence[Seat | TableSeatRow], online: list[int], game: Game | None, game_seats, state
+) -> Public:
     part = table_part(table, seats, online)
     if game is None:
         return Public(table.version, _dumps(part)[1:-1], table_meta(table, seats), "null", None)
