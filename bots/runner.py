@@ -48,7 +48,7 @@ from games.catalogue import DEFAULT_TIMEOUT, Dialect, SeatKind
 from games.engine import Action, GameState, Observation
 from games.errors import ErrorCode
 from games.hslu import jass_type
-from games.live import bothooks, database, redelivery, service, snapshot, states, workers
+from games.live import bothooks, database, fastpath, redelivery, service, snapshot, states, workers
 from games.live.database import database_sync_to_async
 from games.live.events import publisher
 from games.models import Game, GameSeat
@@ -286,13 +286,11 @@ def load_info(game_id: int) -> tuple[GameInfo, GameState] | None:
 
 def load_infos(game_ids: list[int]) -> dict[int, tuple[GameInfo, GameState]]:
     """``load_info`` of several games in a few queries for all (the games a stopping server handed over)."""
-    from games.live.snapshot import online_players_of
-
     games = list(Game.objects.select_related("table").filter(pk__in=game_ids).order_by("pk"))
     seats: dict[int, list[SeatInfo]] = {game.pk: [] for game in games}
     for s in GameSeat.objects.filter(game__in=games).order_by("game_id", "position"):
         seats[s.game_id].append(SeatInfo(s.player_id, s.bot, s.remote_url, s.remote_dialect, s.standin, s.ready_round))
-    online = online_players_of([game.table_id for game in games])
+    online = fastpath.online_players_of([game.table_id for game in games])
     played = states.load_many(games)
     return {
         game.pk: (

@@ -500,12 +500,7 @@ def table_meta(table: Table, seats: Sequence[Seat | TableSeatRow]) -> dict[str, 
 
 def online_players(table_id: int) -> list[int]:
     """The people with an open connection to a table (any server process)."""
-    return sorted(online_players_of([table_id])[table_id])
-
-
-def online_players_of(table_ids: list[int]) -> dict[int, set[int]]:
-    """``online_players`` of several tables in one query: the people of each table with an open connection."""
-    return fastpath.online_players_of(table_ids)
+    return sorted(fastpath.online_players_of([table_id])[table_id])
 
 
 def current_game(table: Table) -> Game | None:
