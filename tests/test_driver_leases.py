@@ -121,14 +121,16 @@ async def test_two_servers_one_driver_each_bot_request_once_and_a_killed_driver_
 
 @pytest.mark.asyncio
 async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
-    """A server's database work runs on one thread, in order; its heartbeat does not wait in that queue.
+    """A server's database work waits in a queue (its database threads); its heartbeat does not wait there.
 
     Queued behind a storm of websocket connects, the heartbeat used to come late: at 500 tables behind the
     front (``bench/live_tables.py --front``) a running server was declared dead, its games taken over and
     its people shown offline. Here the queue is stuck for certain: the test holds the table's row lock, so
     the next socket's connect waits on it inside the server's database thread (PostgreSQL shows it waiting
-    on the lock); meanwhile the server's worker row must still be renewed, again and again."""
-    with scale_out("lease-queue") as (env, database_url):
+    on the lock); meanwhile the server's worker row must still be renewed, again and again. The server runs
+    one database thread, so that the one stuck connect stops the whole queue (with four, a heartbeat put
+    back in the queue would still pass by on another thread)."""
+    with scale_out("lease-queue", JASSWEB_DB_THREADS="1") as (env, database_url):
         migrate(env)
         server = ServerProcess(env)
         try:

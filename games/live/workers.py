@@ -90,8 +90,8 @@ _lease_thread: ThreadPoolExecutor | None = None
 async def renew() -> bool:
     """``heartbeat`` from the event loop, on a thread and database connection of its own on PostgreSQL.
 
-    The consumers' and drivers' database work runs on one thread per process (Channels'
-    ``database_sync_to_async``), one call after the other. Queued behind a storm of websocket connects
+    The consumers' and drivers' database work waits in one queue per process (``games/live/database.py``:
+    a few threads on PostgreSQL, one call after the other on each). Queued behind a storm of websocket connects
     there, the heartbeat came late: ``bench/live_tables.py --front`` at 500 tables had a running
     server declared dead, its games taken over and its people shown offline. Its own thread renews
     the lease whatever that queue holds (a process whose games stall is slow, not dead). SQLite
