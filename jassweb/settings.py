@@ -269,6 +269,10 @@ JASSWEB_BOT_DELAY_MS = int(os.environ.get("JASSWEB_BOT_DELAY_MS", "800"))
 # Threads that run a server process's database work on PostgreSQL (games/live/database.py; SQLite: one).
 JASSWEB_DB_THREADS = int(os.environ.get("JASSWEB_DB_THREADS", "4"))
 
+# PostgreSQL: prepare the move's statements once per connection (games/live/fastpath.py). Off behind a PgBouncer in
+# transaction mode older than 1.21, which cannot keep a prepared statement with its connection.
+JASSWEB_DB_PREPARE = env.bool("JASSWEB_DB_PREPARE", default=True)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"

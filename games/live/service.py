@@ -675,7 +675,7 @@ def submit(
         version = fastpath.bump_version(table_id, now)
         if version is None:
             raise ServiceError(ErrorCode.NO_TABLE, gettext("there is no table {number}").format(number=table_id))
-        game = fastpath.read_game(game_id)
+        game, seats = fastpath.read_game_and_seats(game_id)
         if game is None or game.table_id != table_id:
             raise ServiceError(
                 ErrorCode.NO_GAME,
@@ -684,7 +684,6 @@ def submit(
         if game.status != Game.RUNNING:
             raise ServiceError(ErrorCode.GAME_OVER, f"game {game_id} is {game.status}")
         _check_fresh(expected_seq, game.action_count)
-        seats = fastpath.read_seats(game_id)
         game_seat = seats[seat]
         report = report if actor.bot and report else BotReport()
         _check_mover(game_seat, actor, report)
@@ -696,9 +695,6 @@ def submit(
         except InvalidActionError as exc:
             raise ServiceError(ErrorCode.BAD_ACTION, str(exc)) from None
         seq = game.action_count
-        fastpath.insert_action(game_id, seq, seat, action.kind, action.value, report.latency_ms, report.standin, now)
-        if actor.bot:
-            _note_bot_answer(game, game_seat, seq, state, report)
         game.action_count = seq + 1
         game.points = list(after.scores)
         game.turn_started_at = now
@@ -711,7 +707,9 @@ def submit(
         if after.over:
             game.status, game.winner, game.finished_at = Game.FINISHED, after.winner, now
             fields += ["status", "winner", "finished_at"]
-        fastpath.update_game(game, fields)
+        fastpath.store_move(game, fields, seq, seat, action.kind, action.value, report.latency_ms, report.standin, now)
+        if actor.bot:
+            _note_bot_answer(game, game_seat, seq, state, report)
         managed_by: str | None = None  # what arranges the table, for the count of games ended (read at the end only)
         if after.over:
             summaries.record_game_end(game, after)  # summary rows and ratings commit with the game's end

@@ -1,0 +1,95 @@
+"""A move's statements on PostgreSQL: three, each parsed and planned once per connection.
+
+A move locks and numbers its table's event, reads the game with its seats, and
+stores the move with the game's new columns (``games.live.fastpath``). On
+PostgreSQL the reads are one statement, the writes another (a data-modifying
+``WITH``), and all three are bound on the server and prepared on their first use,
+so the database does not parse and plan them again at every move (a third of
+PostgreSQL's CPU per move, docs/benchmarks.md). The game is played in a process of
+its own on a fresh database (the suite's own database is SQLite).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.server_helpers import ROOT, _server_env, migrate
+from tests.services import postgres_database
+
+PROBE = r"""
+import json, random
+from django.db import connection
+from tests.test_live_path import StatementCounter
+from games.live import service
+from games.models import Action, Game, Player
+
+players = [Player.objects.create(name=f"P{i}") for i in range(4)]
+table = service.create_table(players[0], name="statements", mode="fair")
+for position, player in enumerate(players):
+    service.take_seat(table.pk, position, player)
+game = service.start_game(table.pk, service.Actor(player_id=players[0].pk), seed=5)
+state = service.load_state(game)
+rng = random.Random(5)
+moves, prepared = [], []
+for seq in range(24):
+    seat = state.player
+    with StatementCounter() as counter:
+        state = service.submit(
+            game.pk, seat, rng.choice(state.current.legal_actions()),
+            actor=service.Actor(player_id=players[seat].pk), expected_seq=seq, table_id=table.pk,
+        )
+    moves.append(counter.statements)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared.append(sorted(row[0] for row in cursor.fetchall()))
+stored = list(Action.objects.filter(game=game).order_by("seq").values_list("seq", "seat"))
+print(json.dumps({"moves": moves, "prepared": prepared, "stored": stored,
+                  "action_count": Game.objects.get(pk=game.pk).action_count}))
+"""
+
+
+def _play_on_postgresql(**settings: str) -> dict:
+    """Play 24 moves in a process of its own on a fresh PostgreSQL database; what ``PROBE`` saw."""
+    with postgres_database() as database_url:
+        env = {"DATABASE_URL": f"{database_url}?pool=off", **settings}
+        migrate(env)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", PROBE],
+            cwd=ROOT,
+            env=_server_env(env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["action_count"] == 24 and [seq for seq, _ in report["stored"]] == list(range(24))
+    for statements in report["moves"]:
+        assert len(statements) == 3, statements
+        lock, read, write = (s.lstrip().upper() for s in statements)
+        assert lock.startswith("UPDATE") and "RETURNING VERSION" in lock
+        assert read.startswith("SELECT") and " JOIN " in read
+        assert write.startswith("WITH STORED AS (INSERT INTO") and "UPDATE" in write
+    return report
+
+
+@pytest.mark.services
+def test_a_move_on_postgresql_is_three_prepared_statements():
+    report = _play_on_postgresql()
+    moves, prepared = report["moves"], report["prepared"]
+    # Prepared on their first use and reused: no new prepared statement after the first moves (a move that ends a
+    # trick or a round writes the same columns), and each of the three is among them.
+    assert prepared[-1] == prepared[len(prepared) // 2], prepared[-1]
+    for statement in moves[-1]:
+        assert any(statement.split("%s")[0].strip() in text for text in prepared[-1]), (statement, prepared[-1])
+
+
+@pytest.mark.services
+def test_behind_an_old_pgbouncer_the_moves_statements_are_not_prepared():
+    report = _play_on_postgresql(JASSWEB_DB_PREPARE="0")
+    assert report["prepared"][-1] == []
