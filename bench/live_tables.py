@@ -1542,6 +1542,11 @@ def main() -> None:
     if limit < max(args.steps) * 8 + 1000:
         print(f"warning: only {limit} open files allowed; large steps may fail", file=sys.stderr)
 
+    if not args.ceiling_only:
+        # The servers' bot workers compile the search kernels they lack at their start, at low priority: on a
+        # fresh checkout that is a minute of CPU beside the measured window (make run and make test compile them
+        # at set-up, as this does; with the kernels in numba's cache it takes a second).
+        subprocess.run([sys.executable, "-m", "bots.think"], cwd=ROOT, check=True)
     bots = CountingBotServer() if args.hslu_tables else None
     results: dict[tuple[str, str], RunResult] = {}
     try:
