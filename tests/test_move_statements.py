@@ -5,8 +5,10 @@ stores the move with the game's new columns (``games.live.fastpath``). On
 PostgreSQL the reads are one statement, the writes another (a data-modifying
 ``WITH``), and all three are bound on the server and prepared on their first use,
 so the database does not parse and plan them again at every move (a third of
-PostgreSQL's CPU per move, docs/benchmarks.md). The game is played in a process of
-its own on a fresh database (the suite's own database is SQLite).
+PostgreSQL's CPU per move, docs/benchmarks.md). The games are played in a process of
+its own on a fresh database (the suite's own database is SQLite): a fair game's
+first moves, counted, and a standard game with Weis to its end (each new round's
+deal stored, the end's summaries and ratings), which must replay to its points.
 """
 
 from __future__ import annotations
@@ -47,8 +49,28 @@ for seq in range(24):
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared.append(sorted(row[0] for row in cursor.fetchall()))
 stored = list(Action.objects.filter(game=game).order_by("seq").values_list("seq", "seat"))
+# Every kind of move through the same statements to a game's end: a standard game (it stores each new round's
+# deal), with Weis and Stoeck, and the end (summaries, ratings), with the first table's game running beside it.
+weis_table = service.create_table(players[0], name="weis", mode="standard", weis=True, round_count=2)
+for position, player in enumerate(players):
+    service.take_seat(weis_table.pk, position, player)
+weis_game = service.start_game(weis_table.pk, service.Actor(player_id=players[0].pk), seed=6)
+weis_state, seq = service.load_state(weis_game), 0
+while not weis_state.over:
+    seat = weis_state.player
+    weis_state = service.submit(
+        weis_game.pk, seat, rng.choice(weis_state.current.legal_actions()),
+        actor=service.Actor(player_id=players[seat].pk), expected_seq=seq, table_id=weis_table.pk,
+    )
+    seq += 1
+weis_game.refresh_from_db()
 print(json.dumps({"moves": moves, "prepared": prepared, "stored": stored,
-                  "action_count": Game.objects.get(pk=game.pk).action_count}))
+                  "action_count": Game.objects.get(pk=game.pk).action_count,
+                  "weis": {"status": weis_game.status, "action_count": weis_game.action_count, "moves": seq,
+                           "stored": Action.objects.filter(game=weis_game).count(),
+                           "deals": len(weis_game.deals), "rounds": len(weis_state.rounds),
+                           "scores": list(weis_state.scores), "points": weis_game.points,
+                           "replayed": list(service.load_state(weis_game).scores)}}))
 """
 
 
@@ -68,6 +90,9 @@ def _play_on_postgresql(**settings: str) -> dict:
         )
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
+    weis = report["weis"]
+    assert weis["status"] == "finished" and weis["action_count"] == weis["moves"] == weis["stored"], weis
+    assert weis["deals"] == weis["rounds"] >= 2 and weis["points"] == weis["scores"] == weis["replayed"], weis
     assert report["action_count"] == 24 and [seq for seq, _ in report["stored"]] == list(range(24))
     for statements in report["moves"]:
         assert len(statements) == 3, statements
