@@ -2,8 +2,9 @@
 
 A move locks and numbers its table's event, reads the game with its seats, and
 stores the move with the game's new columns (``games.live.fastpath``). On
-PostgreSQL the reads are one statement, the writes another (a data-modifying
-``WITH``), and all three are bound on the server and prepared on their first use,
+PostgreSQL the reads are one statement, sent with the lock in one round trip (a
+pipeline), the writes another (a data-modifying ``WITH``), and all three are bound
+on the server and prepared on their first use,
 so the database does not parse and plan them again at every move (a third of
 PostgreSQL's CPU per move, docs/benchmarks.md). The games are played in a process of
 its own on a fresh database (the suite's own database is SQLite): a fair game's
@@ -24,10 +25,19 @@ from tests.services import postgres_database
 
 PROBE = r"""
 import json, random
+import psycopg
 from django.db import connection
 from tests.test_live_path import StatementCounter
+from games.errors import ServiceError
 from games.live import service
 from games.models import Action, Game, Player
+
+pipelines = []
+_pipeline = psycopg.Connection.pipeline
+def _counted_pipeline(self):
+    pipelines.append(1)
+    return _pipeline(self)
+psycopg.Connection.pipeline = _counted_pipeline
 
 players = [Player.objects.create(name=f"P{i}") for i in range(4)]
 table = service.create_table(players[0], name="statements", mode="fair")
@@ -36,15 +46,25 @@ for position, player in enumerate(players):
 game = service.start_game(table.pk, service.Actor(player_id=players[0].pk), seed=5)
 state = service.load_state(game)
 rng = random.Random(5)
-moves, prepared = [], []
+moves, prepared, round_trips = [], [], []
+refused = []
 for seq in range(24):
     seat = state.player
+    if seq in (5, 17):  # refusals on the way change nothing and leave the connection usable
+        for game_id, table_id in ((game.pk + 1000, table.pk), (game.pk, table.pk + 1000)):
+            try:
+                service.submit(game_id, seat, state.current.legal_actions()[0],
+                               actor=service.Actor(player_id=players[seat].pk), expected_seq=seq, table_id=table_id)
+            except ServiceError as exc:
+                refused.append(exc.code)
+    before = len(pipelines)
     with StatementCounter() as counter:
         state = service.submit(
             game.pk, seat, rng.choice(state.current.legal_actions()),
             actor=service.Actor(player_id=players[seat].pk), expected_seq=seq, table_id=table.pk,
         )
     moves.append(counter.statements)
+    round_trips.append(len(pipelines) - before)
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared.append(sorted(row[0] for row in cursor.fetchall()))
@@ -64,7 +84,8 @@ while not weis_state.over:
     )
     seq += 1
 weis_game.refresh_from_db()
-print(json.dumps({"moves": moves, "prepared": prepared, "stored": stored,
+print(json.dumps({"moves": moves, "prepared": prepared, "stored": stored, "pipelines": round_trips,
+                  "refused": [str(code) for code in refused],
                   "action_count": Game.objects.get(pk=game.pk).action_count,
                   "weis": {"status": weis_game.status, "action_count": weis_game.action_count, "moves": seq,
                            "stored": Action.objects.filter(game=weis_game).count(),
@@ -94,6 +115,9 @@ def _play_on_postgresql(**settings: str) -> dict:
     assert weis["status"] == "finished" and weis["action_count"] == weis["moves"] == weis["stored"], weis
     assert weis["deals"] == weis["rounds"] >= 2 and weis["points"] == weis["scores"] == weis["replayed"], weis
     assert report["action_count"] == 24 and [seq for seq, _ in report["stored"]] == list(range(24))
+    # The lock and the read go in one round trip (a pipeline), every move.
+    assert report["pipelines"] == [1] * 24, report["pipelines"]
+    assert report["refused"] == ["no_game", "no_table"] * 2, report["refused"]
     for statements in report["moves"]:
         assert len(statements) == 3, statements
         lock, read, write = (s.lstrip().upper() for s in statements)

@@ -202,12 +202,32 @@ def online_players_of(table_ids: list[int]) -> dict[int, set[int]]:
 def bump_version(table_id: int, now: datetime) -> int | None:
     """Lock a table row and bump its event number in one statement; the new number, or None (no table)."""
     with _cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING version",
-            [connection.ops.adapt_datetimefield_value(now), table_id],
-        )
+        cursor.execute(_BUMP_VERSION, _bump_params(table_id, now))
         row = cursor.fetchone()
     return None if row is None else row[0]
+
+
+def lock_and_read(table_id: int, game_id: int, now: datetime) -> tuple[int | None, Game | None, list[SeatRow]]:
+    """``bump_version`` then ``read_game_and_seats``, in this order in the transaction; on PostgreSQL both go in
+    one round trip (a pipeline: the read needs nothing of the bump's answer, only to run after its lock)."""
+    if connection.vendor != "postgresql":
+        return bump_version(table_id, now), *read_game_and_seats(game_id)
+    with _cursor() as lock, _cursor() as read:
+        with connection.connection.pipeline():
+            lock.execute(_BUMP_VERSION, _bump_params(table_id, now))
+            read.execute(_READ_GAME_AND_SEATS, [game_id])
+        row = lock.fetchone()
+        rows = read.fetchall()
+    return None if row is None else row[0], *_game_and_seats(rows)
+
+
+_BUMP_VERSION = (
+    f"UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING version"
+)
+
+
+def _bump_params(table_id: int, now: datetime) -> list[Any]:
+    return [connection.ops.adapt_datetimefield_value(now), table_id]
 
 
 def read_game(game_id: int) -> Game | None:
@@ -229,15 +249,13 @@ def _game_where(condition: str, params: list[Any]) -> Game | None:
 
 def read_game_and_seats(game_id: int) -> tuple[Game | None, list[SeatRow]]:
     """``read_game`` and ``read_seats`` in one statement (the move's reads: one round trip, not two)."""
-    game_table, seat_table = Game._meta.db_table, GameSeat._meta.db_table
-    seat_columns = ", ".join(f"s.{_column(GameSeat, c)}" for c in _SEAT_COLUMNS)
     with _cursor() as cursor:
-        cursor.execute(
-            f"SELECT {_game_select('g.')}, {seat_columns} FROM {game_table} g"
-            f" LEFT JOIN {seat_table} s ON s.game_id = g.id WHERE g.id = %s ORDER BY s.position",
-            [game_id],
-        )
+        cursor.execute(_READ_GAME_AND_SEATS, [game_id])
         rows = cursor.fetchall()
+    return _game_and_seats(rows)
+
+
+def _game_and_seats(rows: list[tuple[Any, ...]]) -> tuple[Game | None, list[SeatRow]]:
     if not rows:
         return None, []
     width = 1 + len(_GAME_COLUMNS)
@@ -361,3 +379,11 @@ def _cursor() -> Any:
 
 def _column(model, name: str) -> str:
     return model._meta.get_field(name).column
+
+
+# The move's read, written once (it names the models' columns, defined above).
+_READ_GAME_AND_SEATS = (
+    f"SELECT {_game_select('g.')}, {', '.join(f's.{_column(GameSeat, c)}' for c in _SEAT_COLUMNS)}"
+    f" FROM {Game._meta.db_table} g LEFT JOIN {GameSeat._meta.db_table} s ON s.game_id = g.id"
+    " WHERE g.id = %s ORDER BY s.position"
+)

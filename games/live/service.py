@@ -672,10 +672,9 @@ def submit(
             raise ServiceError(ErrorCode.NO_GAME, gettext("there is no game {number}").format(number=game_id))
     with transaction.atomic():
         now = timezone.now()
-        version = fastpath.bump_version(table_id, now)
+        version, game, seats = fastpath.lock_and_read(table_id, game_id, now)
         if version is None:
             raise ServiceError(ErrorCode.NO_TABLE, gettext("there is no table {number}").format(number=table_id))
-        game, seats = fastpath.read_game_and_seats(game_id)
         if game is None or game.table_id != table_id:
             raise ServiceError(
                 ErrorCode.NO_GAME,
