@@ -11,8 +11,10 @@ The same for what every socket's open and every table event reads (the
 connection row, the table's seats, who is online, the current game): a rolling
 restart opens a hundred sockets at once. Everything else stays on the ORM.
 
-On PostgreSQL a move is three statements (the game is read with its seats, and
-the move stored with the game's new columns in one data-modifying ``WITH``), and
+On PostgreSQL a move is three statements in three round trips with BEGIN and
+COMMIT (the game is read with its seats, sent with the table's lock in one
+pipeline, and the move stored with the game's new columns in one data-modifying
+``WITH``), and
 these statements are bound on the server and prepared on their first use per
 connection (``_cursor``; ``JASSWEB_DB_PREPARE=0`` for an old PgBouncer):
 PostgreSQL parses and plans each once, not at every move (its CPU per move fell
