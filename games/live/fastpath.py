@@ -14,11 +14,10 @@ restart opens a hundred sockets at once. Everything else stays on the ORM.
 On PostgreSQL a move is three statements in three round trips with BEGIN and
 COMMIT (the game is read with its seats, sent with the table's lock in one
 pipeline, and the move stored with the game's new columns in one data-modifying
-``WITH``), and
-these statements are bound on the server and prepared on their first use per
-connection (``_cursor``; ``JASSWEB_DB_PREPARE=0`` for an old PgBouncer):
-PostgreSQL parses and plans each once, not at every move (its CPU per move fell
-by a third, docs/benchmarks.md).
+``WITH``), and the statements here are bound on the server and prepared on their
+first use per connection (``_cursor``; ``JASSWEB_DB_PREPARE=0`` for an old
+PgBouncer): PostgreSQL parses and plans each once, not at every move (its CPU
+per move fell by a third, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -190,11 +189,13 @@ def online_players_of(table_ids: list[int]) -> dict[int, set[int]]:
     online: dict[int, set[int]] = {table_id: set() for table_id in table_ids}
     if not table_ids:
         return online
+    # On PostgreSQL one array parameter: one statement to prepare, however many tables.
+    postgres = connection.vendor == "postgresql"
+    wanted = "= ANY(%s)" if postgres else f"IN ({', '.join(['%s'] * len(table_ids))})"
     with _cursor() as cursor:
         cursor.execute(
-            f"SELECT table_id, player_id FROM {Connection._meta.db_table}"
-            f" WHERE table_id IN ({', '.join(['%s'] * len(table_ids))})",
-            table_ids,
+            f"SELECT table_id, player_id FROM {Connection._meta.db_table} WHERE table_id {wanted}",
+            [list(table_ids)] if postgres else table_ids,
         )
         for table_id, player_id in cursor.fetchall():
             online[table_id].add(player_id)
@@ -232,13 +233,9 @@ def _bump_params(table_id: int, now: datetime) -> list[Any]:
     return [connection.ops.adapt_datetimefield_value(now), table_id]
 
 
-def read_game(game_id: int) -> Game | None:
-    """A game without its deals and fair schedule (read those with the ORM where they are needed)."""
-    return _game_where("id = %s", [game_id])
-
-
 def read_current_game(table_id: int) -> Game | None:
-    """The running game of a table, else its most recent one (``snapshot.current_game``), as ``read_game``."""
+    """The running game of a table, else its most recent one (``snapshot.current_game``), without its deals and
+    fair schedule (read those with the ORM where they are needed)."""
     return _game_where("table_id = %s ORDER BY created_at DESC, id DESC LIMIT 1", [table_id])
 
 
@@ -250,7 +247,7 @@ def _game_where(condition: str, params: list[Any]) -> Game | None:
 
 
 def read_game_and_seats(game_id: int) -> tuple[Game | None, list[SeatRow]]:
-    """``read_game`` and ``read_seats`` in one statement (the move's reads: one round trip, not two)."""
+    """A game (its columns as ``read_current_game`` reads them) and its seats (``read_seats``) in one statement."""
     with _cursor() as cursor:
         cursor.execute(_READ_GAME_AND_SEATS, [game_id])
         rows = cursor.fetchall()
