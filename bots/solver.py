@@ -186,6 +186,7 @@ def _rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 RANK_IN_SUIT, RANK_MASK, SPOTS, LOW_BIT, HIGH_BIT = _rank_tables()
+POPCOUNT = np.array([bin(mask).count("1") for mask in range(512)], dtype=np.int64)  # of a 9-bit mask
 _MIX = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
@@ -559,6 +560,29 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
 
 
 @_inlined_kernel
+def _keeps_master(st: np.ndarray, team: int, trump: int, outside: int) -> bool:
+    """Whether the player of ``team`` who holds the highest trump still out can keep it to the last trick.
+
+    Only a trump led while it is its holder's only trump forces it out (the Jack
+    of trumps not even then: no rule makes its holder play it while another card
+    is left; a hand of trumps only follows with its others). The other side can
+    lead trumps at most as often as it holds trumps, the partner (leading trumps
+    only when it holds nothing else) as often as it holds trumps, so a holder
+    with more other trumps than that keeps it.
+    """
+    shift = 9 * trump
+    holder = st[_HANDS + team]
+    partner = st[_HANDS + team + 2]
+    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, ((holder | partner) >> shift) & 511]]]
+    if (holder >> top) & 1 == 0:
+        holder, partner = partner, holder
+    if top == shift + 3:
+        return True
+    others = POPCOUNT[(holder >> shift) & 511] - 1
+    return others >= POPCOUNT[(outside >> shift) & 511] + POPCOUNT[(partner >> shift) & 511]
+
+
+@_inlined_kernel
 def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[int, int]:
     """(points, tricks) ``team`` surely takes from here: a floor on its points.
 
@@ -583,6 +607,10 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
                 if mine & bit:
                     tricks += 1
                     points += CARD_POINT_TABLE[trump, card]
+        if mine != 0 and (outside == 0 or tricks > 0 and _keeps_master(st, team, trump, outside)):
+            # The last trick: with no trump on the other side a trump kept to the end takes it, and so
+            # does the highest trump if its holder can keep it (``_keeps_master``).
+            points += LAST_TRICK_BONUS
         if leader & 1 == team and outside == 0:
             cashed, cashed_tricks = _quick_tricks(st, leader, trump)
             return points + cashed, tricks + cashed_tricks
