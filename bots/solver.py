@@ -583,6 +583,34 @@ def _keeps_master(st: np.ndarray, team: int, trump: int, outside: int) -> bool:
 
 
 @_inlined_kernel
+def _partner_keeps(st: np.ndarray, leader: int, team: int, trump: int, outside: int) -> int:
+    """Points of the side-suit card the partner of ``team``'s highest trump can keep for the last trick."""
+    shift = 9 * trump
+    seat = team
+    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, ((st[_HANDS + team] | st[_HANDS + team + 2]) >> shift) & 511]]]
+    if (st[_HANDS + team] >> top) & 1:
+        seat = team + 2
+    partner = st[_HANDS + seat]
+    if (seat == leader and outside == 0) or (partner >> shift) & 511:
+        return 0
+    others = (st[0] | st[1] | st[2] | st[3]) & ~partner
+    points = CARD_POINT_TABLE[trump]
+    kept = 0
+    for suit in range(4):
+        if suit == trump:
+            continue
+        mine = (partner >> (9 * suit)) & 511
+        if mine == 0 or POPCOUNT[mine] - 1 < POPCOUNT[(others >> (9 * suit)) & 511]:
+            continue
+        while mine:
+            card = 9 * suit + LOW_BIT[mine]
+            mine &= mine - 1
+            if points[card] > kept:
+                kept = points[card]
+    return kept
+
+
+@_inlined_kernel
 def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[int, int]:
     """(points, tricks) ``team`` surely takes from here: a floor on its points.
 
@@ -610,7 +638,7 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
         if mine != 0 and (outside == 0 or tricks > 0 and _keeps_master(st, team, trump, outside)):
             # The last trick: with no trump on the other side a trump kept to the end takes it, and so
             # does the highest trump if its holder can keep it (``_keeps_master``).
-            points += LAST_TRICK_BONUS
+            points += LAST_TRICK_BONUS + _partner_keeps(st, leader, team, trump, outside)
         if leader & 1 == team and outside == 0:
             cashed, cashed_tricks = _quick_tricks(st, leader, trump)
             return points + cashed, tricks + cashed_tricks
