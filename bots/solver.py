@@ -611,6 +611,36 @@ def _partner_keeps(st: np.ndarray, leader: int, team: int, trump: int, outside: 
 
 
 @_inlined_kernel
+def _ruff_and_cash(st: np.ndarray, leader: int, team: int, trump: int, mine: int, keep_top: bool) -> int:
+    """Points ``team`` surely takes by ruffing the trick the other side (holding no trump) is about to lead,
+    then cashing the ruffer's side-suit tops (``_quick_tricks`` as if it led): the led card's points at
+    least, plus the best ruffer's tops; -1 if no hand of ``team`` can ruff (with ``keep_top``: with a
+    trump other than the team's highest)."""
+    points = CARD_POINT_TABLE[trump]
+    lead_hand = st[_HANDS + leader]
+    cheapest = 1 << 20
+    while lead_hand:
+        card = _lowest(lead_hand)
+        lead_hand &= lead_hand - 1
+        if points[card] < cheapest:
+            cheapest = points[card]
+    shift = 9 * trump
+    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, (mine >> shift) & 511]]]
+    best = -1
+    for seat in range(team, 4, 2):
+        trumps = st[_HANDS + seat] & mine
+        if keep_top:
+            trumps &= ~(np.int64(1) << top)
+        if trumps:
+            cashed, _ = _quick_tricks(st, seat, trump)
+            if cashed > best:
+                best = cashed
+    if best < 0:
+        return -1
+    return best + cheapest
+
+
+@_inlined_kernel
 def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[int, int]:
     """(points, tricks) ``team`` surely takes from here: a floor on its points.
 
@@ -635,14 +665,24 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
                 if mine & bit:
                     tricks += 1
                     points += CARD_POINT_TABLE[trump, card]
+        last = 0
         if mine != 0 and (outside == 0 or tricks > 0 and _keeps_master(st, team, trump, outside)):
             # The last trick: with no trump on the other side a trump kept to the end takes it, and so
             # does the highest trump if its holder can keep it (``_keeps_master``).
-            points += LAST_TRICK_BONUS + _partner_keeps(st, leader, team, trump, outside)
+            last = LAST_TRICK_BONUS + _partner_keeps(st, leader, team, trump, outside)
         if leader & 1 == team and outside == 0:
             cashed, cashed_tricks = _quick_tricks(st, leader, trump)
-            return points + cashed, tricks + cashed_tricks
-        return points, tricks
+            return points + last + cashed, tricks + cashed_tricks
+        if outside == 0 and mine != 0:
+            # The other side leads and has no trump: either of ours with a trump ruffs, takes the led
+            # card and then cashes its tops; with a trump other than our highest to ruff with, the
+            # last trick stays ours too.
+            ruffed = _ruff_and_cash(st, leader, team, trump, mine, True)
+            if ruffed >= 0:
+                return points + last + ruffed, tricks + 1
+            ruffed = _ruff_and_cash(st, leader, team, trump, mine, False)
+            return points + max(last, ruffed), tricks + 1
+        return points + last, tricks
     if leader & 1 == team:
         return _quick_tricks(st, leader, trump)
     return 0, 0
