@@ -560,6 +560,22 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
 
 
 @_inlined_kernel
+def _reaches(st: np.ndarray, leader: int, partner: int, trump: int) -> bool:
+    """Whether the leader holds a card of a side suit whose best card still out is the partner's."""
+    everyone = st[0] | st[1] | st[2] | st[3]
+    mine = st[_HANDS + leader]
+    theirs = st[_HANDS + partner]
+    for suit in range(4):
+        shift = 9 * suit
+        if suit == trump or (mine >> shift) & 511 == 0:
+            continue
+        top = SUIT_ORDER[trump, suit, HIGH_BIT[RANK_MASK[trump, suit, (everyone >> shift) & 511]]]
+        if (theirs >> top) & 1:
+            return True
+    return False
+
+
+@_inlined_kernel
 def _keeps_master(st: np.ndarray, team: int, trump: int, outside: int) -> bool:
     """Whether the player of ``team`` who holds the highest trump still out can keep it to the last trick.
 
@@ -647,8 +663,15 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
     Its trumps above every trump of the other side win whatever trick they fall
     in (only a partner's higher trump can beat them). If ``team`` leads, add
     the side-suit tops the leader can cash while the other side holds no trump
-    (``_quick_tricks``; in Obe-Abe and Une-Ufe all of the leader's tops).
-    Only the counted cards' own points are counted.
+    (``_quick_tricks``; in Obe-Abe and Une-Ufe all of the leader's tops), and
+    then the partner's tops if the leader can reach the partner with a low card
+    of a suit the partner tops (``_reaches``). In a trump game, the last trick
+    (its 5 and a side-suit card the partner keeps for it, ``_partner_keeps``)
+    when the highest trump can be kept for it (``_keeps_master``) or the other
+    side has no trump; and if the other side leads without a trump, the trick a
+    ruff takes from it and the ruffer's tops after (``_ruff_and_cash``).
+    Only the counted cards' own points are counted (and the led card's after a
+    ruff); every part holds under one plan of play, so they add up.
     """
     points = 0
     tricks = 0
@@ -666,13 +689,22 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
                     tricks += 1
                     points += CARD_POINT_TABLE[trump, card]
         last = 0
+        kept = 0
         if mine != 0 and (outside == 0 or tricks > 0 and _keeps_master(st, team, trump, outside)):
             # The last trick: with no trump on the other side a trump kept to the end takes it, and so
             # does the highest trump if its holder can keep it (``_keeps_master``).
-            last = LAST_TRICK_BONUS + _partner_keeps(st, leader, team, trump, outside)
+            last = LAST_TRICK_BONUS
+            kept = _partner_keeps(st, leader, team, trump, outside)
         if leader & 1 == team and outside == 0:
             cashed, cashed_tricks = _quick_tricks(st, leader, trump)
-            return points + last + cashed, tricks + cashed_tricks
+            partner = (leader + 2) & 3
+            if _reaches(st, leader, partner, trump):
+                # Then low to the partner's top of a side suit, and the partner cashes its tops (which
+                # may hold the card it keeps for the last trick: that one counts once).
+                via, via_tricks = _quick_tricks(st, partner, trump)
+                return points + last + cashed + max(via, kept), tricks + cashed_tricks + via_tricks
+            return points + last + kept + cashed, tricks + cashed_tricks
+        last += kept
         if outside == 0 and mine != 0:
             # The other side leads and has no trump: either of ours with a trump ruffs, takes the led
             # card and then cashes its tops; with a trump other than our highest to ruff with, the
@@ -684,7 +716,13 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
             return points + max(last, ruffed), tricks + 1
         return points + last, tricks
     if leader & 1 == team:
-        return _quick_tricks(st, leader, trump)
+        own, own_tricks = _quick_tricks(st, leader, trump)
+        partner = (leader + 2) & 3
+        if _reaches(st, leader, partner, trump):
+            # Then low to the partner's top of a suit, and the partner cashes its tops.
+            via, via_tricks = _quick_tricks(st, partner, trump)
+            return own + via, own_tricks + via_tricks
+        return own, own_tricks
     return 0, 0
 
 

@@ -90,8 +90,9 @@ def test_value_agrees_with_a_brute_force_and_with_the_best_card(trump):
 @pytest.mark.parametrize("trump", range(6))
 def test_the_sure_points_are_a_floor_on_what_a_team_gets(trump):
     """At trick starts 4, 8 and 12 cards from the end, each team's sure points (``_sure_points``: its top
-    trumps, the leader's cashable tops, the last trick when its highest trump or any trump against none is
-    kept to the end, with a side-suit card the partner keeps for it) never exceed what it gets by a brute force, and the other team's points never exceed
+    trumps, the leader's cashable tops and the partner's after a low card to them, the last trick when its
+    highest trump or any trump against none is kept to the end with a side-suit card the partner keeps for
+    it, a ruff of the other side's lead) never exceed what it gets by a brute force, and the other team's points never exceed
     the rest (no Match once the team surely takes a trick)."""
     rng = random.Random(3000 + trump)
     kept = partner_kept = 0
