@@ -523,19 +523,21 @@ def _trick_won(st: np.ndarray, card: int, led_ranks: np.ndarray, points: np.ndar
 
 
 @_inlined_kernel
-def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
+def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool) -> tuple[int, int]:
     """(points, tricks) the leader's side surely takes by cashing its tops before the other side gets in.
 
     Counts the leader's cards that beat every other card still out in their
-    suit, and only the points of those cards themselves (what the others throw
-    on them is not counted). In a trump game a side suit counts only while no
-    opponent holds a trump (one could ruff once void). A floor for the
+    suit, their points, and with ``follows`` the partner's costliest cards of
+    the suit, as many as the leader cashes there (it follows to them; the
+    others' cards are not counted). In a trump game a side suit counts only
+    while no opponent holds a trump (one could ruff once void). A floor for the
     leader's side, and the other side's ceiling drops by as much.
     """
     points = CARD_POINT_TABLE[trump]
     ours = st[_HANDS + leader]
     opponents = st[_HANDS + ((leader + 1) & 3)] | st[_HANDS + ((leader + 3) & 3)]
-    outside = opponents | st[_HANDS + ((leader + 2) & 3)]
+    partner = st[_HANDS + ((leader + 2) & 3)]
+    outside = opponents | partner
     opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 else np.int64(0)
     floor = 0
     tricks = 0
@@ -548,14 +550,34 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
             continue
         rest_out = outside & suit_mask
         # Walk the suit from the top: our cards above the best card out are sure winners.
+        cashed = 0
         for index in range(8, -1, -1):
             card = SUIT_ORDER[trump, suit, index]
             bit = np.int64(1) << card
             if rest_out & bit:
                 break
             if mine & bit:
-                tricks += 1
+                cashed += 1
                 floor += points[card]
+        tricks += cashed
+        if follows and cashed:
+            # The partner follows to them: its costliest cards of the suit fall on our tricks.
+            follow = (partner >> (9 * suit)) & 511
+            for _ in range(cashed):
+                if follow == 0:
+                    break
+                dearest = -1
+                dearest_bit = 0
+                rest = follow
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    value = points[9 * suit + LOW_BIT[low]]
+                    if value > dearest:
+                        dearest = value
+                        dearest_bit = low
+                floor += dearest
+                follow ^= dearest_bit
     return floor, tricks
 
 
@@ -627,7 +649,9 @@ def _partner_keeps(st: np.ndarray, leader: int, team: int, trump: int, outside: 
 
 
 @_inlined_kernel
-def _ruff_and_cash(st: np.ndarray, leader: int, team: int, trump: int, mine: int, keep_top: bool) -> int:
+def _ruff_and_cash(
+    st: np.ndarray, leader: int, team: int, trump: int, mine: int, keep_top: bool, follows: bool
+) -> int:
     """Points ``team`` surely takes by ruffing the trick the other side (holding no trump) is about to lead,
     then cashing the ruffer's side-suit tops (``_quick_tricks`` as if it led): the led card's points at
     least, plus the best ruffer's tops; -1 if no hand of ``team`` can ruff (with ``keep_top``: with a
@@ -648,7 +672,7 @@ def _ruff_and_cash(st: np.ndarray, leader: int, team: int, trump: int, mine: int
         if keep_top:
             trumps &= ~(np.int64(1) << top)
         if trumps:
-            cashed, _ = _quick_tricks(st, seat, trump)
+            cashed, _ = _quick_tricks(st, seat, trump, follows)
             if cashed > best:
                 best = cashed
     if best < 0:
@@ -696,12 +720,12 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
             last = LAST_TRICK_BONUS
             kept = _partner_keeps(st, leader, team, trump, outside)
         if leader & 1 == team and outside == 0:
-            cashed, cashed_tricks = _quick_tricks(st, leader, trump)
+            cashed, cashed_tricks = _quick_tricks(st, leader, trump, kept == 0)
             partner = (leader + 2) & 3
             if _reaches(st, leader, partner, trump):
                 # Then low to the partner's top of a side suit, and the partner cashes its tops (which
                 # may hold the card it keeps for the last trick: that one counts once).
-                via, via_tricks = _quick_tricks(st, partner, trump)
+                via, via_tricks = _quick_tricks(st, partner, trump, kept == 0)
                 return points + last + cashed + max(via, kept), tricks + cashed_tricks + via_tricks
             return points + last + kept + cashed, tricks + cashed_tricks
         last += kept
@@ -709,18 +733,18 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
             # The other side leads and has no trump: either of ours with a trump ruffs, takes the led
             # card and then cashes its tops; with a trump other than our highest to ruff with, the
             # last trick stays ours too.
-            ruffed = _ruff_and_cash(st, leader, team, trump, mine, True)
+            ruffed = _ruff_and_cash(st, leader, team, trump, mine, True, kept == 0)
             if ruffed >= 0:
                 return points + last + ruffed, tricks + 1
-            ruffed = _ruff_and_cash(st, leader, team, trump, mine, False)
+            ruffed = _ruff_and_cash(st, leader, team, trump, mine, False, kept == 0)
             return points + max(last, ruffed), tricks + 1
         return points + last, tricks
     if leader & 1 == team:
-        own, own_tricks = _quick_tricks(st, leader, trump)
+        own, own_tricks = _quick_tricks(st, leader, trump, True)
         partner = (leader + 2) & 3
         if _reaches(st, leader, partner, trump):
             # Then low to the partner's top of a suit, and the partner cashes its tops.
-            via, via_tricks = _quick_tricks(st, partner, trump)
+            via, via_tricks = _quick_tricks(st, partner, trump, True)
             return own + via, own_tricks + via_tricks
         return own, own_tricks
     return 0, 0
