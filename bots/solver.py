@@ -528,8 +528,9 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool) -> tup
 
     Counts the leader's cards that beat every other card still out in their
     suit, their points, and with ``follows`` the partner's costliest cards of
-    the suit, as many as the leader cashes there (it follows to them; the
-    others' cards are not counted). In a trump game a side suit counts only
+    the suit, as many as the leader cashes there (it follows to them), and
+    each opponent's cheapest ones (it must follow; a card it throws away
+    instead falls on one of these tricks too). In a trump game a side suit counts only
     while no opponent holds a trump (one could ruff once void). A floor for the
     leader's side, and the other side's ceiling drops by as much.
     """
@@ -578,6 +579,24 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool) -> tup
                         dearest_bit = low
                 floor += dearest
                 follow ^= dearest_bit
+            # And each opponent follows too: its cheapest cards of the suit.
+            for side in range(1, 4, 2):
+                follow = (st[_HANDS + ((leader + side) & 3)] >> (9 * suit)) & 511
+                for _ in range(cashed):
+                    if follow == 0:
+                        break
+                    cheapest = 1 << 20
+                    cheapest_bit = 0
+                    rest = follow
+                    while rest:
+                        low = rest & -rest
+                        rest ^= low
+                        value = points[9 * suit + LOW_BIT[low]]
+                        if value < cheapest:
+                            cheapest = value
+                            cheapest_bit = low
+                    floor += cheapest
+                    follow ^= cheapest_bit
     return floor, tricks
 
 
