@@ -523,7 +523,7 @@ def _trick_won(st: np.ndarray, card: int, led_ranks: np.ndarray, points: np.ndar
 
 
 @_inlined_kernel
-def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool) -> tuple[int, int]:
+def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool, drawn: bool = False) -> tuple[int, int]:
     """(points, tricks) the leader's side surely takes by cashing its tops before the other side gets in.
 
     Counts the leader's cards that beat every other card still out in their
@@ -539,7 +539,7 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool) -> tup
     opponents = st[_HANDS + ((leader + 1) & 3)] | st[_HANDS + ((leader + 3) & 3)]
     partner = st[_HANDS + ((leader + 2) & 3)]
     outside = opponents | partner
-    opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 else np.int64(0)
+    opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 and not drawn else np.int64(0)
     floor = 0
     tricks = 0
     for suit in range(4):
@@ -614,6 +614,48 @@ def _reaches(st: np.ndarray, leader: int, partner: int, trump: int) -> bool:
         if (theirs >> top) & 1:
             return True
     return False
+
+
+@_inlined_kernel
+def _draws_trumps(st: np.ndarray, leader: int, trump: int) -> int:
+    """The other side's trump points if the leader can draw all its trumps, or -1.
+
+    It can when it holds trumps above all of theirs at least as many as the longer
+    of their trump holdings, and the partner (following to them) has no trump
+    above the lowest of those: each lead takes a trump from each of them and
+    the leader keeps the lead.
+    """
+    shift = 9 * trump
+    ranks = RANK_MASK[trump, trump]
+    ours = ranks[(st[_HANDS + leader] >> shift) & 511]
+    partner = ranks[(st[_HANDS + ((leader + 2) & 3)] >> shift) & 511]
+    left = ranks[(st[_HANDS + ((leader + 1) & 3)] >> shift) & 511]
+    right = ranks[(st[_HANDS + ((leader + 3) & 3)] >> shift) & 511]
+    theirs = left | right
+    need = max(POPCOUNT[left], POPCOUNT[right])
+    if need == 0 or ours == 0:
+        return -1
+    # Our trumps above all of theirs, from the top; the lowest one needed must beat the partner's.
+    above = ours >> (HIGH_BIT[theirs] + 1)
+    if POPCOUNT[above] < need:
+        return -1
+    lowest = HIGH_BIT[theirs] + 1
+    taken = 0
+    for rank in range(8, -1, -1):
+        if (ours >> rank) & 1:
+            taken += 1
+            if taken == need:
+                lowest = rank
+                break
+    if partner and HIGH_BIT[partner] > lowest:
+        return -1
+    points = CARD_POINT_TABLE[trump]
+    total = 0
+    while theirs:
+        rank = LOW_BIT[theirs]
+        theirs &= theirs - 1
+        total += points[SUIT_ORDER[trump, trump, rank]]
+    return total
 
 
 @_inlined_kernel
@@ -708,7 +750,9 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
     the side-suit tops the leader can cash while the other side holds no trump
     (``_quick_tricks``; in Obe-Abe and Une-Ufe all of the leader's tops), and
     then the partner's tops if the leader can reach the partner with a low card
-    of a suit the partner tops (``_reaches``). In a trump game, the last trick
+    of a suit the partner tops (``_reaches``); against trumps, if the leader
+    can first draw them all with its top trumps (``_draws_trumps``), their
+    points and then its tops. In a trump game, the last trick
     (its 5 and a side-suit card the partner keeps for it, ``_partner_keeps``)
     when the highest trump can be kept for it (``_keeps_master``) or the other
     side has no trump; and if the other side leads without a trump, the trick a
@@ -738,6 +782,13 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
             # does the highest trump if its holder can keep it (``_keeps_master``).
             last = LAST_TRICK_BONUS
             kept = _partner_keeps(st, leader, team, trump, outside)
+        if leader & 1 == team and outside != 0 and tricks > 0:
+            drawn = _draws_trumps(st, leader, trump)
+            if drawn >= 0:
+                # The leader draws the other side's trumps with its top trumps, then cashes its tops.
+                cashed, cashed_tricks = _quick_tricks(st, leader, trump, True, True)
+                if drawn + cashed > last + kept:
+                    return points + drawn + cashed, tricks + cashed_tricks
         if leader & 1 == team and outside == 0:
             cashed, cashed_tricks = _quick_tricks(st, leader, trump, kept == 0)
             partner = (leader + 2) & 3
