@@ -187,6 +187,26 @@ def _rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
 
 RANK_IN_SUIT, RANK_MASK, SPOTS, LOW_BIT, HIGH_BIT = _rank_tables()
 POPCOUNT = np.array([bin(mask).count("1") for mask in range(512)], dtype=np.int64)  # of a 9-bit mask
+
+
+def _follow_tables() -> tuple[np.ndarray, np.ndarray]:
+    """DEAREST[trump, suit, m, k] / CHEAPEST[...]: the points of the ``k`` costliest / cheapest cards of the
+    suit's 9-bit mask ``m`` (all of them when it has fewer): what a hand following ``k`` times gives at most /
+    at least."""
+    dearest = np.zeros((6, 4, 512, 10), dtype=np.int32)
+    cheapest = np.zeros((6, 4, 512, 10), dtype=np.int32)
+    held = (np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1 == 1  # [mask, bit]
+    for trump in range(6):
+        for suit in range(4):
+            values = np.broadcast_to(CARD_POINT_TABLE[trump, 9 * suit : 9 * suit + 9], held.shape)
+            low_first = np.sort(np.where(held, values, 1 << 20), axis=1)
+            high_first = -np.sort(np.where(held, -values, 1 << 20), axis=1)
+            cheapest[trump, suit, :, 1:] = np.cumsum(np.where(low_first < 1 << 20, low_first, 0), axis=1)
+            dearest[trump, suit, :, 1:] = np.cumsum(np.where(high_first > -(1 << 20), high_first, 0), axis=1)
+    return dearest, cheapest
+
+
+DEAREST, CHEAPEST = _follow_tables()
 _MIX = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
@@ -562,41 +582,12 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool, drawn:
                 floor += points[card]
         tricks += cashed
         if follows and cashed:
-            # The partner follows to them: its costliest cards of the suit fall on our tricks.
-            follow = (partner >> (9 * suit)) & 511
-            for _ in range(cashed):
-                if follow == 0:
-                    break
-                dearest = -1
-                dearest_bit = 0
-                rest = follow
-                while rest:
-                    low = rest & -rest
-                    rest ^= low
-                    value = points[9 * suit + LOW_BIT[low]]
-                    if value > dearest:
-                        dearest = value
-                        dearest_bit = low
-                floor += dearest
-                follow ^= dearest_bit
-            # And each opponent follows too: its cheapest cards of the suit.
-            for side in range(1, 4, 2):
-                follow = (st[_HANDS + ((leader + side) & 3)] >> (9 * suit)) & 511
-                for _ in range(cashed):
-                    if follow == 0:
-                        break
-                    cheapest = 1 << 20
-                    cheapest_bit = 0
-                    rest = follow
-                    while rest:
-                        low = rest & -rest
-                        rest ^= low
-                        value = points[9 * suit + LOW_BIT[low]]
-                        if value < cheapest:
-                            cheapest = value
-                            cheapest_bit = low
-                    floor += cheapest
-                    follow ^= cheapest_bit
+            # The partner follows to them: its costliest cards of the suit fall on our tricks; and each
+            # opponent follows too, with its cheapest.
+            shift = 9 * suit
+            floor += DEAREST[trump, suit, (partner >> shift) & 511, cashed]
+            floor += CHEAPEST[trump, suit, (st[_HANDS + ((leader + 1) & 3)] >> shift) & 511, cashed]
+            floor += CHEAPEST[trump, suit, (st[_HANDS + ((leader + 3) & 3)] >> shift) & 511, cashed]
     return floor, tricks
 
 
