@@ -24,10 +24,22 @@ points rather than tricks:
 - equivalent cards: two cards of one hand, next to each other in rank within
   their suit once the cards already gone are removed and worth the same
   points, lead to the same value, so only one of them is searched;
-- quick-trick bounds: at a trick boundary each side's sure points (its
-  trumps above all of the other side's, and the tops the leader can cash
-  before the other side gets in) are a floor for it and lower the other
-  side's ceiling, so many windows are decided without a move;
+- quick-trick bounds: at a trick boundary each side's sure points are a
+  floor for it and lower the other side's ceiling, so many windows are
+  decided without a move (``_sure_points``; each part holds under one plan
+  of play, so they add up, and ``tests/test_solver.py`` checks the floor
+  against a brute force): its trumps above all of the other side's; the
+  tops the leader can cash before the other side gets in, with the cards
+  its partner (its costliest of the suit) and the opponents (their cheapest:
+  they must follow) put on them, and then the partner's tops if the leader
+  can reach the partner with a low card of a suit the partner tops; against
+  trumps, the other side's trumps drawn first when the leader holds enough
+  above them; in a trump game, the last trick's 5 when the highest trump can
+  be kept for it (the Jack always: no rule forces it out while another card
+  is left; another if its holder has more other trumps than can be led at
+  it) or the other side has no trump, with a side-suit card the partner
+  keeps for it; and when the other side leads without a trump, the trick a
+  ruff takes from it and the ruffer's tops after;
 - move ordering: the table's best move first; then, for a lead, the last
   two leads that cut off at the same depth (killer moves: sibling positions
   differ in a few cards, and the same lead tends to refute them), and for
