@@ -24,10 +24,22 @@ points rather than tricks:
 - equivalent cards: two cards of one hand, next to each other in rank within
   their suit once the cards already gone are removed and worth the same
   points, lead to the same value, so only one of them is searched;
-- quick-trick bounds: at a trick boundary each side's sure points (its
-  trumps above all of the other side's, and the tops the leader can cash
-  before the other side gets in) are a floor for it and lower the other
-  side's ceiling, so many windows are decided without a move;
+- quick-trick bounds: at a trick boundary each side's sure points are a
+  floor for it and lower the other side's ceiling, so many windows are
+  decided without a move (``_sure_points``; each part holds under one plan
+  of play, so they add up, and ``tests/test_solver.py`` checks the floor
+  against a brute force): its trumps above all of the other side's; the
+  tops the leader can cash before the other side gets in, with the cards
+  its partner (its costliest of the suit) and the opponents (their cheapest:
+  they must follow) put on them, and then the partner's tops if the leader
+  can reach the partner with a low card of a suit the partner tops; against
+  trumps, the other side's trumps drawn first when the leader holds enough
+  above them; in a trump game, the last trick's 5 when the highest trump can
+  be kept for it (the Jack always: no rule forces it out while another card
+  is left; another if its holder has more other trumps than can be led at
+  it) or the other side has no trump, with a side-suit card the partner
+  keeps for it; and when the other side leads without a trump, the trick a
+  ruff takes from it and the ruffer's tops after;
 - move ordering: the table's best move first; then, for a lead, the last
   two leads that cut off at the same depth (killer moves: sibling positions
   differ in a few cards, and the same lead tends to refute them), and for
@@ -186,6 +198,27 @@ def _rank_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 RANK_IN_SUIT, RANK_MASK, SPOTS, LOW_BIT, HIGH_BIT = _rank_tables()
+POPCOUNT = np.array([bin(mask).count("1") for mask in range(512)], dtype=np.int64)  # of a 9-bit mask
+
+
+def _follow_tables() -> tuple[np.ndarray, np.ndarray]:
+    """DEAREST[trump, suit, m, k] / CHEAPEST[...]: the points of the ``k`` costliest / cheapest cards of the
+    suit's 9-bit mask ``m`` (all of them when it has fewer): what a hand following ``k`` times gives at most /
+    at least."""
+    dearest = np.zeros((6, 4, 512, 10), dtype=np.int32)
+    cheapest = np.zeros((6, 4, 512, 10), dtype=np.int32)
+    held = (np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1 == 1  # [mask, bit]
+    for trump in range(6):
+        for suit in range(4):
+            values = np.broadcast_to(CARD_POINT_TABLE[trump, 9 * suit : 9 * suit + 9], held.shape)
+            low_first = np.sort(np.where(held, values, 1 << 20), axis=1)
+            high_first = -np.sort(np.where(held, -values, 1 << 20), axis=1)
+            cheapest[trump, suit, :, 1:] = np.cumsum(np.where(low_first < 1 << 20, low_first, 0), axis=1)
+            dearest[trump, suit, :, 1:] = np.cumsum(np.where(high_first > -(1 << 20), high_first, 0), axis=1)
+    return dearest, cheapest
+
+
+DEAREST, CHEAPEST = _follow_tables()
 _MIX = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
@@ -522,20 +555,23 @@ def _trick_won(st: np.ndarray, card: int, led_ranks: np.ndarray, points: np.ndar
 
 
 @_inlined_kernel
-def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
+def _quick_tricks(st: np.ndarray, leader: int, trump: int, follows: bool, drawn: bool = False) -> tuple[int, int]:
     """(points, tricks) the leader's side surely takes by cashing its tops before the other side gets in.
 
     Counts the leader's cards that beat every other card still out in their
-    suit, and only the points of those cards themselves (what the others throw
-    on them is not counted). In a trump game a side suit counts only while no
-    opponent holds a trump (one could ruff once void). A floor for the
+    suit, their points, and with ``follows`` the partner's costliest cards of
+    the suit, as many as the leader cashes there (it follows to them), and
+    each opponent's cheapest ones (it must follow; a card it throws away
+    instead falls on one of these tricks too). In a trump game a side suit counts only
+    while no opponent holds a trump (one could ruff once void). A floor for the
     leader's side, and the other side's ceiling drops by as much.
     """
     points = CARD_POINT_TABLE[trump]
     ours = st[_HANDS + leader]
     opponents = st[_HANDS + ((leader + 1) & 3)] | st[_HANDS + ((leader + 3) & 3)]
-    outside = opponents | st[_HANDS + ((leader + 2) & 3)]
-    opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 else np.int64(0)
+    partner = st[_HANDS + ((leader + 2) & 3)]
+    outside = opponents | partner
+    opponent_trumps = (opponents & SUIT_MASK_TABLE[trump]) if trump < 4 and not drawn else np.int64(0)
     floor = 0
     tricks = 0
     for suit in range(4):
@@ -547,15 +583,165 @@ def _quick_tricks(st: np.ndarray, leader: int, trump: int) -> tuple[int, int]:
             continue
         rest_out = outside & suit_mask
         # Walk the suit from the top: our cards above the best card out are sure winners.
+        cashed = 0
         for index in range(8, -1, -1):
             card = SUIT_ORDER[trump, suit, index]
             bit = np.int64(1) << card
             if rest_out & bit:
                 break
             if mine & bit:
-                tricks += 1
+                cashed += 1
                 floor += points[card]
+        tricks += cashed
+        if follows and cashed:
+            # The partner follows to them: its costliest cards of the suit fall on our tricks; and each
+            # opponent follows too, with its cheapest.
+            shift = 9 * suit
+            floor += DEAREST[trump, suit, (partner >> shift) & 511, cashed]
+            floor += CHEAPEST[trump, suit, (st[_HANDS + ((leader + 1) & 3)] >> shift) & 511, cashed]
+            floor += CHEAPEST[trump, suit, (st[_HANDS + ((leader + 3) & 3)] >> shift) & 511, cashed]
     return floor, tricks
+
+
+@_inlined_kernel
+def _reaches(st: np.ndarray, leader: int, partner: int, trump: int) -> bool:
+    """Whether the leader holds a card of a side suit whose best card still out is the partner's."""
+    everyone = st[0] | st[1] | st[2] | st[3]
+    mine = st[_HANDS + leader]
+    theirs = st[_HANDS + partner]
+    for suit in range(4):
+        shift = 9 * suit
+        if suit == trump or (mine >> shift) & 511 == 0:
+            continue
+        top = SUIT_ORDER[trump, suit, HIGH_BIT[RANK_MASK[trump, suit, (everyone >> shift) & 511]]]
+        if (theirs >> top) & 1:
+            return True
+    return False
+
+
+@_inlined_kernel
+def _draws_trumps(st: np.ndarray, leader: int, trump: int) -> int:
+    """The other side's trump points if the leader can draw all its trumps, or -1.
+
+    It can when it holds trumps above all of theirs at least as many as the longer
+    of their trump holdings, and the partner (following to them) has no trump
+    above the lowest of those: each lead takes a trump from each of them and
+    the leader keeps the lead.
+    """
+    shift = 9 * trump
+    ranks = RANK_MASK[trump, trump]
+    ours = ranks[(st[_HANDS + leader] >> shift) & 511]
+    partner = ranks[(st[_HANDS + ((leader + 2) & 3)] >> shift) & 511]
+    left = ranks[(st[_HANDS + ((leader + 1) & 3)] >> shift) & 511]
+    right = ranks[(st[_HANDS + ((leader + 3) & 3)] >> shift) & 511]
+    theirs = left | right
+    need = max(POPCOUNT[left], POPCOUNT[right])
+    if need == 0 or ours == 0:
+        return -1
+    # Our trumps above all of theirs, from the top; the lowest one needed must beat the partner's.
+    above = ours >> (HIGH_BIT[theirs] + 1)
+    if POPCOUNT[above] < need:
+        return -1
+    lowest = HIGH_BIT[theirs] + 1
+    taken = 0
+    for rank in range(8, -1, -1):
+        if (ours >> rank) & 1:
+            taken += 1
+            if taken == need:
+                lowest = rank
+                break
+    if partner and HIGH_BIT[partner] > lowest:
+        return -1
+    points = CARD_POINT_TABLE[trump]
+    total = 0
+    while theirs:
+        rank = LOW_BIT[theirs]
+        theirs &= theirs - 1
+        total += points[SUIT_ORDER[trump, trump, rank]]
+    return total
+
+
+@_inlined_kernel
+def _keeps_master(st: np.ndarray, team: int, trump: int, outside: int) -> bool:
+    """Whether the player of ``team`` who holds the highest trump still out can keep it to the last trick.
+
+    Only a trump led while it is its holder's only trump forces it out (the Jack
+    of trumps not even then: no rule makes its holder play it while another card
+    is left; a hand of trumps only follows with its others). The other side can
+    lead trumps at most as often as it holds trumps, the partner (leading trumps
+    only when it holds nothing else) as often as it holds trumps, so a holder
+    with more other trumps than that keeps it.
+    """
+    shift = 9 * trump
+    holder = st[_HANDS + team]
+    partner = st[_HANDS + team + 2]
+    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, ((holder | partner) >> shift) & 511]]]
+    if (holder >> top) & 1 == 0:
+        holder, partner = partner, holder
+    if top == shift + 3:
+        return True
+    others = POPCOUNT[(holder >> shift) & 511] - 1
+    return others >= POPCOUNT[(outside >> shift) & 511] + POPCOUNT[(partner >> shift) & 511]
+
+
+@_inlined_kernel
+def _partner_keeps(st: np.ndarray, leader: int, team: int, trump: int, outside: int) -> int:
+    """Points of the side-suit card the partner of ``team``'s highest trump can keep for the last trick."""
+    shift = 9 * trump
+    seat = team
+    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, ((st[_HANDS + team] | st[_HANDS + team + 2]) >> shift) & 511]]]
+    if (st[_HANDS + team] >> top) & 1:
+        seat = team + 2
+    partner = st[_HANDS + seat]
+    if (seat == leader and outside == 0) or (partner >> shift) & 511:
+        return 0
+    others = (st[0] | st[1] | st[2] | st[3]) & ~partner
+    points = CARD_POINT_TABLE[trump]
+    kept = 0
+    for suit in range(4):
+        if suit == trump:
+            continue
+        mine = (partner >> (9 * suit)) & 511
+        if mine == 0 or POPCOUNT[mine] - 1 < POPCOUNT[(others >> (9 * suit)) & 511]:
+            continue
+        while mine:
+            card = 9 * suit + LOW_BIT[mine]
+            mine &= mine - 1
+            if points[card] > kept:
+                kept = points[card]
+    return kept
+
+
+@_inlined_kernel
+def _ruff_and_cash(
+    st: np.ndarray, leader: int, team: int, trump: int, mine: int, keep_top: bool, follows: bool
+) -> int:
+    """Points ``team`` surely takes by ruffing the trick the other side (holding no trump) is about to lead,
+    then cashing the ruffer's side-suit tops (``_quick_tricks`` as if it led): the led card's points at
+    least, plus the best ruffer's tops; -1 if no hand of ``team`` can ruff (with ``keep_top``: with a
+    trump other than the team's highest)."""
+    points = CARD_POINT_TABLE[trump]
+    lead_hand = st[_HANDS + leader]
+    cheapest = 1 << 20
+    while lead_hand:
+        card = _lowest(lead_hand)
+        lead_hand &= lead_hand - 1
+        if points[card] < cheapest:
+            cheapest = points[card]
+    shift = 9 * trump
+    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, (mine >> shift) & 511]]]
+    best = -1
+    for seat in range(team, 4, 2):
+        trumps = st[_HANDS + seat] & mine
+        if keep_top:
+            trumps &= ~(np.int64(1) << top)
+        if trumps:
+            cashed, _ = _quick_tricks(st, seat, trump, follows)
+            if cashed > best:
+                best = cashed
+    if best < 0:
+        return -1
+    return best + cheapest
 
 
 @_inlined_kernel
@@ -565,8 +751,17 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
     Its trumps above every trump of the other side win whatever trick they fall
     in (only a partner's higher trump can beat them). If ``team`` leads, add
     the side-suit tops the leader can cash while the other side holds no trump
-    (``_quick_tricks``; in Obe-Abe and Une-Ufe all of the leader's tops).
-    Only the counted cards' own points are counted.
+    (``_quick_tricks``; in Obe-Abe and Une-Ufe all of the leader's tops), and
+    then the partner's tops if the leader can reach the partner with a low card
+    of a suit the partner tops (``_reaches``); against trumps, if the leader
+    can first draw them all with its top trumps (``_draws_trumps``), their
+    points and then its tops. In a trump game, the last trick
+    (its 5 and a side-suit card the partner keeps for it, ``_partner_keeps``)
+    when the highest trump can be kept for it (``_keeps_master``) or the other
+    side has no trump; and if the other side leads without a trump, the trick a
+    ruff takes from it and the ruffer's tops after (``_ruff_and_cash``).
+    Only the counted cards' own points are counted (and the led card's after a
+    ruff); every part holds under one plan of play, so they add up.
     """
     points = 0
     tricks = 0
@@ -583,12 +778,48 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
                 if mine & bit:
                     tricks += 1
                     points += CARD_POINT_TABLE[trump, card]
+        last = 0
+        kept = 0
+        if mine != 0 and (outside == 0 or tricks > 0 and _keeps_master(st, team, trump, outside)):
+            # The last trick: with no trump on the other side a trump kept to the end takes it, and so
+            # does the highest trump if its holder can keep it (``_keeps_master``).
+            last = LAST_TRICK_BONUS
+            kept = _partner_keeps(st, leader, team, trump, outside)
+        if leader & 1 == team and outside != 0 and tricks > 0:
+            drawn = _draws_trumps(st, leader, trump)
+            if drawn >= 0:
+                # The leader draws the other side's trumps with its top trumps, then cashes its tops.
+                cashed, cashed_tricks = _quick_tricks(st, leader, trump, True, True)
+                if drawn + cashed > last + kept:
+                    return points + drawn + cashed, tricks + cashed_tricks
         if leader & 1 == team and outside == 0:
-            cashed, cashed_tricks = _quick_tricks(st, leader, trump)
-            return points + cashed, tricks + cashed_tricks
-        return points, tricks
+            cashed, cashed_tricks = _quick_tricks(st, leader, trump, kept == 0)
+            partner = (leader + 2) & 3
+            if _reaches(st, leader, partner, trump):
+                # Then low to the partner's top of a side suit, and the partner cashes its tops (which
+                # may hold the card it keeps for the last trick: that one counts once).
+                via, via_tricks = _quick_tricks(st, partner, trump, kept == 0)
+                return points + last + cashed + max(via, kept), tricks + cashed_tricks + via_tricks
+            return points + last + kept + cashed, tricks + cashed_tricks
+        last += kept
+        if outside == 0 and mine != 0:
+            # The other side leads and has no trump: either of ours with a trump ruffs, takes the led
+            # card and then cashes its tops; with a trump other than our highest to ruff with, the
+            # last trick stays ours too.
+            ruffed = _ruff_and_cash(st, leader, team, trump, mine, True, kept == 0)
+            if ruffed >= 0:
+                return points + last + ruffed, tricks + 1
+            ruffed = _ruff_and_cash(st, leader, team, trump, mine, False, kept == 0)
+            return points + max(last, ruffed), tricks + 1
+        return points + last, tricks
     if leader & 1 == team:
-        return _quick_tricks(st, leader, trump)
+        own, own_tricks = _quick_tricks(st, leader, trump, True)
+        partner = (leader + 2) & 3
+        if _reaches(st, leader, partner, trump):
+            # Then low to the partner's top of a suit, and the partner cashes its tops.
+            via, via_tricks = _quick_tricks(st, partner, trump, True)
+            return own + via, own_tricks + via_tricks
+        return own, own_tricks
     return 0, 0
 
 
