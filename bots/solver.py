@@ -681,7 +681,7 @@ def _keeps_master(st: np.ndarray, team: int, trump: int, outside: int) -> bool:
     if top == shift + 3:
         return True
     others = POPCOUNT[(holder >> shift) & 511] - 1
-    return others >= POPCOUNT[(outside >> shift) & 511] + POPCOUNT[(partner >> shift) & 511]
+    return bool(others >= POPCOUNT[(outside >> shift) & 511] + POPCOUNT[(partner >> shift) & 511])
 
 
 @_inlined_kernel
@@ -689,7 +689,9 @@ def _partner_keeps(st: np.ndarray, leader: int, team: int, trump: int, outside: 
     """Points of the side-suit card the partner of ``team``'s highest trump can keep for the last trick."""
     shift = 9 * trump
     seat = team
-    top = SUIT_ORDER[trump, trump, HIGH_BIT[RANK_MASK[trump, trump, ((st[_HANDS + team] | st[_HANDS + team + 2]) >> shift) & 511]]]
+    top = SUIT_ORDER[
+        trump, trump, HIGH_BIT[RANK_MASK[trump, trump, ((st[_HANDS + team] | st[_HANDS + team + 2]) >> shift) & 511]]
+    ]
     if (st[_HANDS + team] >> top) & 1:
         seat = team + 2
     partner = st[_HANDS + seat]
@@ -713,9 +715,7 @@ def _partner_keeps(st: np.ndarray, leader: int, team: int, trump: int, outside: 
 
 
 @_inlined_kernel
-def _ruff_and_cash(
-    st: np.ndarray, leader: int, team: int, trump: int, mine: int, keep_top: bool, follows: bool
-) -> int:
+def _ruff_and_cash(st: np.ndarray, leader: int, team: int, trump: int, mine: int, keep_top: bool, follows: bool) -> int:
     """Points ``team`` surely takes by ruffing the trick the other side (holding no trump) is about to lead,
     then cashing the ruffer's side-suit tops (``_quick_tricks`` as if it led): the led card's points at
     least, plus the best ruffer's tops; -1 if no hand of ``team`` can ruff (with ``keep_top``: with a
@@ -780,7 +780,7 @@ def _sure_points(st: np.ndarray, leader: int, team: int, trump: int) -> tuple[in
                     points += CARD_POINT_TABLE[trump, card]
         last = 0
         kept = 0
-        if mine != 0 and (outside == 0 or tricks > 0 and _keeps_master(st, team, trump, outside)):
+        if mine != 0 and (outside == 0 or (tricks > 0 and _keeps_master(st, team, trump, outside))):
             # The last trick: with no trump on the other side a trump kept to the end takes it, and so
             # does the highest trump if its holder can keep it (``_keeps_master``).
             last = LAST_TRICK_BONUS

@@ -11,8 +11,8 @@ from numba import njit
 from bots.rollout import PLAYER, TRICKS_DONE, encode_round, legal_mask, nth_card, play_card, score
 from bots.solver import _HANDS, _LEFT, Solver, _keeps_master, _partner_keeps, _state_array, _sure_points
 from games.engine import Action, RoundState
-from games.engine.rules import LAST_TRICK_BONUS
 from games.engine.fair import random_deal
+from games.engine.rules import LAST_TRICK_BONUS
 from tests.engine_helpers import random_card
 
 
@@ -92,8 +92,8 @@ def test_the_sure_points_are_a_floor_on_what_a_team_gets(trump):
     """At trick starts 4, 8 and 12 cards from the end, each team's sure points (``_sure_points``: its top
     trumps, the leader's cashable tops and the partner's after a low card to them, the last trick when its
     highest trump or any trump against none is kept to the end with a side-suit card the partner keeps for
-    it, a ruff of the other side's lead) never exceed what it gets by a brute force, and the other team's points never exceed
-    the rest (no Match once the team surely takes a trick)."""
+    it, a ruff of the other side's lead) never exceed what it gets by a brute force, and the other team's
+    points never exceed the rest (no Match once the team surely takes a trick)."""
     rng = random.Random(3000 + trump)
     kept = partner_kept = 0
     for _ in range(400):
