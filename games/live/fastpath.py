@@ -212,8 +212,9 @@ def bump_version(table_id: int, now: datetime) -> int | None:
 
 def lock_and_read(table_id: int, game_id: int, now: datetime) -> tuple[int | None, Game | None, list[SeatRow]]:
     """``bump_version`` then ``read_game_and_seats``, in this order in the transaction; on PostgreSQL both go in
-    one round trip (a pipeline: the read needs nothing of the bump's answer, only to run after its lock)."""
-    if connection.vendor != "postgresql":
+    one round trip (a pipeline: the read needs nothing of the bump's answer, only to run after its lock; a libpq
+    older than 14 has no pipelines, and the two go one after the other)."""
+    if connection.vendor != "postgresql" or not psycopg.Pipeline.is_supported():
         return bump_version(table_id, now), *read_game_and_seats(game_id)
     with _cursor() as lock, _cursor() as read:
         with connection.connection.pipeline():
