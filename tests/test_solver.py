@@ -9,7 +9,16 @@ import pytest
 from numba import njit
 
 from bots.rollout import PLAYER, TRICKS_DONE, encode_round, legal_mask, nth_card, play_card, score
-from bots.solver import _HANDS, _LEFT, Solver, _keeps_master, _partner_keeps, _state_array, _sure_points
+from bots.solver import (
+    _HANDS,
+    _LEFT,
+    Solver,
+    _keeps_master,
+    _partner_keeps,
+    _state_array,
+    _sure_points,
+    _three_tricks,
+)
 from games.engine import Action, RoundState
 from games.engine.fair import random_deal
 from games.engine.rules import LAST_TRICK_BONUS
@@ -112,6 +121,41 @@ def test_the_sure_points_are_a_floor_on_what_a_team_gets(trump):
                     kept += 1
                     partner_kept += _partner_keeps(st, state.leader, team, trump, trumps) > 0
     assert trump >= 4 or (kept > 20 and partner_kept > 5)  # the last trick's rules are exercised
+
+
+@pytest.mark.parametrize("trump", range(6))
+def test_the_last_three_tricks_search_is_exact_inside_its_window_and_a_bound_outside(trump):
+    """``_three_tricks`` (the last three tricks without the table, ``_two_tricks`` for the last two) against a
+    brute force, for both teams and windows below, around and above the value: inside the window it is the
+    value, at or below alpha an upper bound, at or above beta a lower bound (fail-soft); the state is restored."""
+    rng = random.Random(4000 + trump)
+    outside = inside = 0
+    for _ in range(150):
+        state = _late_position(rng, trump, 12)
+        st = _state_array(state)
+        before = st.copy()
+        for team in (0, 1):
+            true = _brute_force(encode_round(state), team) - state.points[team]
+            for alpha, beta in (
+                (true - 1, true + 1),
+                (true, true + 1),
+                (true - 1, true),
+                (-1, 400),
+                (true + 3, true + 9),
+                (true - 9, true - 3),
+            ):
+                value = _three_tricks(st, alpha, beta, team, trump)
+                assert np.array_equal(st, before)
+                if alpha < value < beta:
+                    assert value == true, (state, team, alpha, beta)
+                    inside += 1
+                elif value <= alpha:
+                    assert true <= value, (state, team, alpha, beta, value)
+                    outside += 1
+                else:
+                    assert true >= value, (state, team, alpha, beta, value)
+                    outside += 1
+    assert inside > 150 and outside > 150
 
 
 def test_the_match_bonus_counts_for_the_team_that_can_still_make_it():
