@@ -1086,6 +1086,40 @@ def _three_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) ->
     return sign * best0
 
 
+@_inlined_kernel
+def _store(
+    table: np.ndarray, slot: int, bucket: int, k0: int, k1: int, best: int, alpha: int, beta: int, card: int, done: int
+) -> None:
+    """Store what a search of the trick start keyed ``k0, k1`` found: ``best`` is a lower bound if it is above
+    the window's ``alpha``, an upper bound if below ``beta`` (both if inside), merged with a hit's bounds;
+    ``card``: its best card in canonical form + 1 (0: none). ``slot``: the row the probe found, or the
+    bucket's second row. Two entries per bucket: the first keeps the position nearest the root (the
+    costliest to redo), the second takes the newest."""
+    lower = 0
+    upper = _VALUE_MASK
+    hit = table[slot, 0] == k0 and table[slot, 1] == k1
+    if hit:
+        lower = table[slot, 2] & _VALUE_MASK
+        upper = (table[slot, 2] >> 16) & _VALUE_MASK
+    if best > alpha and best > lower:
+        lower = best
+    if best < beta and best < upper:
+        upper = best
+    if not hit:
+        first_entry = table[bucket, 2]
+        if first_entry < 0 or done <= (first_entry >> 40):
+            # Nearer the root than the first entry's position (or as near): it takes the first
+            # place and the old first entry moves to the second.
+            for column in range(3):
+                table[bucket + 1, column] = table[bucket, column]
+            slot = bucket
+        else:
+            slot = bucket + 1
+    table[slot, 0] = k0
+    table[slot, 1] = k1
+    table[slot, 2] = lower | (upper << 16) | (np.int64(card) << 32) | (np.int64(done) << 40)
+
+
 @_kernel
 def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, trump: int, bits: int) -> int:
     """Points team ``me`` still gets from here (this trick's cards on), fail-soft alpha-beta.
@@ -1170,31 +1204,11 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
         if alpha >= beta:
             return alpha
     if done == 6 and tlen == 0:
-        # The last three tricks by their own search (a sixth of the time of searching them here); only
-        # the answer goes to the table.
+        # The last three tricks by their own search, cheaper than nodes of this one; only the answer
+        # goes to the table.
         best = _three_tricks(st, alpha, beta, me, trump)
         if slot >= 0 and stats[_ABORTED] == 0:
-            lower = 0
-            upper = _VALUE_MASK
-            hit = table[slot, 0] == k0 and table[slot, 1] == k1
-            if hit:
-                lower = table[slot, 2] & _VALUE_MASK
-                upper = (table[slot, 2] >> 16) & _VALUE_MASK
-            if best > alpha0 and best > lower:
-                lower = best
-            if best < beta0 and best < upper:
-                upper = best
-            if not hit:
-                first_entry = table[bucket, 2]
-                if first_entry < 0 or done <= (first_entry >> 40):
-                    for column in range(3):
-                        table[bucket + 1, column] = table[bucket, column]
-                    slot = bucket
-                else:
-                    slot = bucket + 1
-            table[slot, 0] = k0
-            table[slot, 1] = k1
-            table[slot, 2] = lower | (upper << 16) | (np.int64(done) << 40)
+            _store(table, slot, bucket, k0, k1, best, alpha0, beta0, 0, done)
         return best
     player = (leader - tlen) & 3
     legal = _legal(st, player, trump)
@@ -1334,31 +1348,9 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
         else:
             stats[_HISTORY + best_card] += 1
     if slot >= 0 and stats[_ABORTED] == 0:
-        lower = 0
-        upper = _VALUE_MASK
-        hit = table[slot, 0] == k0 and table[slot, 1] == k1
-        if hit:
-            lower = table[slot, 2] & _VALUE_MASK
-            upper = (table[slot, 2] >> 16) & _VALUE_MASK
-        if best > alpha0 and best > lower:
-            lower = best
-        if best < beta0 and best < upper:
-            upper = best
         # The best card is stored in canonical form, so it means the same card in every equal position.
         canon_best = _translate(st, trump, best_card, True) + 1 if best_card >= 0 else 0
-        if not hit:
-            first_entry = table[bucket, 2]
-            if first_entry < 0 or done <= (first_entry >> 40):
-                # Nearer the root than the first entry's position (or as near): it takes the first
-                # place and the old first entry moves to the second.
-                for column in range(3):
-                    table[bucket + 1, column] = table[bucket, column]
-                slot = bucket
-            else:
-                slot = bucket + 1
-        table[slot, 0] = k0
-        table[slot, 1] = k1
-        table[slot, 2] = lower | (upper << 16) | (np.int64(canon_best) << 32) | (np.int64(done) << 40)
+        _store(table, slot, bucket, k0, k1, best, alpha0, beta0, canon_best, done)
     return best
 
 
