@@ -993,24 +993,21 @@ def _three_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) ->
         ranks = WIN_RANK_TABLE[trump, suit]
         low1 = max(low, best0)
         best1 = 1 << 20
-        legal1 = legal_mask_after(hand1, suit, card0, trump)
-        moves1 = legal1
+        moves1 = legal_mask_after(hand1, suit, card0, trump)
         while moves1:
             card1 = _lowest(moves1)
             moves1 &= moves1 - 1
             top1 = card1 if ranks[card1] > ranks[card0] else card0
             high2 = min(high, best1)
             best2 = -(1 << 20)
-            legal2 = legal_mask_after(hand2, suit, top1, trump)
-            moves2 = legal2
+            moves2 = legal_mask_after(hand2, suit, top1, trump)
             while moves2:
                 card2 = _lowest(moves2)
                 moves2 &= moves2 - 1
                 top2 = card2 if ranks[card2] > ranks[top1] else top1
                 low3 = max(low1, best2)
                 best3 = 1 << 20
-                legal3 = legal_mask_after(hand3, suit, top2, trump)
-                moves3 = legal3
+                moves3 = legal_mask_after(hand3, suit, top2, trump)
                 while moves3:
                     card3 = _lowest(moves3)
                     moves3 &= moves3 - 1
