@@ -969,7 +969,8 @@ def _three_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) ->
     included: alpha-beta over the seventh trick's ways (at most 81), the last two by ``_two_tricks``, without
     the table. A way whose trick alone, or with all that is left, already settles the window is not searched
     further. The caller (``_node`` at the seventh trick's start) stores the answer in the table. Cards in id
-    order: in trees this small ordering cost more than it saved."""
+    order: in trees this small ordering cost more than it saved. Its four loops are ``_two_tricks``' on
+    purpose: one trick's hands unrolled, as a shared kernel would need a call at every way."""
     leader = st[_LEADER]
     points = CARD_POINT_TABLE[trump]
     seat1 = (leader + 3) & 3
