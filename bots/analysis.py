@@ -11,7 +11,7 @@ For every card played:
   known (the points the mover's team ends the round with, perfect play on
   both sides), the card played and its loss. Positions are solved from the
   end of the round backwards, so each one finds the later positions already
-  in the solver's table; a position that needs more than ``node_limit``
+  in the solver's table (both teams' positions, once no Match is left); a position that needs more than ``node_limit``
   search nodes (early in a trump round, sometimes) is left unsolved
   (``open: null``) rather than holding the whole analysis up.
 - *the player's view*: the ``mcts-fast`` search (20 deals x 1,500 iterations) from that seat's observation

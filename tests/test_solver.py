@@ -21,7 +21,7 @@ from bots.solver import (
 )
 from games.engine import Action, RoundState
 from games.engine.fair import random_deal
-from games.engine.rules import LAST_TRICK_BONUS
+from games.engine.rules import LAST_TRICK_BONUS, ROUND_POINTS
 from tests.engine_helpers import random_card
 
 
@@ -176,6 +176,46 @@ def test_the_match_bonus_counts_for_the_team_that_can_still_make_it():
     assert row[TRICKS_DONE] == 7
     assert value == _brute_force(row, team)
     assert solver.value(state, 1 - team) == _brute_force(encode_round(state), 1 - team)
+
+
+@pytest.mark.parametrize("trump", range(6))
+def test_one_table_serves_both_teams_once_no_match_is_left(trump):
+    """As the analysis does: every position of a round from the last card back, both teams, in one table.
+    Each value equals the one a cleared table finds; and once both teams have taken a trick (no Match left)
+    the entries one team's search stored answer the other team's (their points still to come add up to
+    what is left), so the second team's solve of a position searches a fraction of the first's nodes."""
+    rng = random.Random(5000 + trump)
+    shared = Solver(bits=16)
+    fresh = Solver(bits=16)
+    for _ in range(3):
+        state = _late_position(rng, trump, 36)
+        positions = [state]
+        while positions[-1].cards_played < 35:
+            positions.append(positions[-1].play(random_card(positions[-1].legal_mask(), rng)))
+        shared.table.clear()
+        for position in reversed(positions[-20:]):
+            for team in (position.player % 2, 1 - position.player % 2):
+                fresh.table.clear()
+                assert shared.value(position, team) == fresh.value(position, team), (position, team)
+    # Trick starts with no Match left (and worth a search): the other team's solve finds the first one's entries.
+    checked = 0
+    for _ in range(300):
+        state = _late_position(rng, trump, 24)
+        if {trick.winner % 2 for trick in state.tricks} != {0, 1}:
+            continue
+        shared.table.clear()
+        first = shared.value(state, 0)
+        first_nodes = shared.nodes
+        if first_nodes < 2000:
+            continue
+        second = shared.value(state, 1)
+        assert first + second == ROUND_POINTS, state
+        assert shared.nodes * 10 < first_nodes, (state, first_nodes, shared.nodes)
+        checked += 1
+        if checked == 3:
+            break
+    else:
+        pytest.fail("fewer than three positions where both teams have taken a trick and the solve is not tiny")
 
 
 def _rules_positions(trump: int, count: int, cards_left: int) -> list[RoundState]:
