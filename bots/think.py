@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
 NICENESS = 10  # workers' niceness: CPU weight 110 against the server's 1024
 
-ANALYSIS_NICENESS = 15  # the analysis worker yields to live bots' searches too
+# The analysis worker yields to live bots' searches too (JASSWEB_ANALYSIS_NICENESS; 0 keeps the server's priority).
+ANALYSIS_NICENESS = int(os.environ.get("JASSWEB_ANALYSIS_NICENESS", "15"))
 
 _bots: dict[str, Bot] = {}
 _pool: ProcessPoolExecutor | None = None
