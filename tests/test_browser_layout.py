@@ -290,23 +290,29 @@ def walk_the_table(walk: Walk, env: dict[str, str], seed: int, trump: int) -> No
 
     # A trick under way; then a card that may not be played, and its toast (the Weis news may show too).
     # (Her turn in a trick others led: it stays so until she plays, however long the windows are looked at.)
-    until(
-        walk,
-        lambda: (
-            moment(first) == "card" and first.locator("[data-testid=trick][data-lingering=false] .card").count() >= 1
-        ),
-    )
+    def her_turn_in_a_trick_others_led() -> bool:
+        if moment(first) != "card":
+            return False
+        # Her turn may come while the last trick still lingers (the bots play at once): her turn stays, so wait
+        # for it to be swept away and look at the trick under way. (Playing on instead, a fast machine never
+        # saw such a trick: she was always quicker than the linger.)
+        expect(first.get_by_test_id("trick")).to_have_attribute("data-lingering", "false")
+        return first.locator("[data-testid=trick] .card").count() >= 1
+
+    until(walk, her_turn_in_a_trick_others_led)
     walk.look(
         "trick",
         lambda p: p.locator("[data-testid=trick][data-lingering=false] .card").first,
         [MY_NAME, HAND_CARDS, "[data-testid=trick] .card"],
     )
-    greyed = first.locator("[data-testid=hand] [data-legal=false]")
-    for page in walk.pages:
-        cards = page.locator("[data-testid=hand] [data-legal=false]")
-        if cards.count():
+    greyed = [page.locator("[data-testid=hand] [data-legal=false]") for page in walk.pages]
+    if greyed[0].count():
+        # Each of her windows shows the same hand once its state has come: wait for it there before the click
+        # (a window not there yet got no click and no toast, and the look waited for one while the clocks ran
+        # out and the stand-ins played the round to its end).
+        for cards in greyed:
+            expect(cards.first).to_be_visible()
             cards.first.click(force=True)
-    if greyed.count():
         walk.look("toasts", lambda p: p.get_by_test_id("toast").first, [MY_NAME, HAND_CARDS, "[data-testid=toast]"])
 
     # The Stöck offer comes with the Queen of trump.
