@@ -1093,13 +1093,27 @@ def _three_tricks(st: np.ndarray, alpha: int, beta: int, me: int, trump: int) ->
 
 @_inlined_kernel
 def _store(
-    table: np.ndarray, slot: int, bucket: int, k0: int, k1: int, best: int, alpha: int, beta: int, card: int, done: int
+    table: np.ndarray,
+    slot: int,
+    bucket: int,
+    k0: int,
+    k1: int,
+    best: int,
+    alpha: int,
+    beta: int,
+    card: int,
+    done: int,
+    flip: bool,
+    total: int,
 ) -> None:
     """Store what a search of the trick start keyed ``k0, k1`` found: ``best`` is a lower bound if it is above
     the window's ``alpha``, an upper bound if below ``beta`` (both if inside), merged with a hit's bounds;
     ``card``: its best card in canonical form + 1 (0: none). ``slot``: the row the probe found, or the
     bucket's second row. Two entries per bucket: the first keeps the position nearest the root (the
-    costliest to redo), the second takes the newest."""
+    costliest to redo), the second takes the newest. With ``flip`` the entry serves both teams and is kept
+    from the other team's view: the values become ``total`` minus them, the window's ends swapped."""
+    if flip:
+        best, alpha, beta = total - best, total - beta, total - alpha
     lower = 0
     upper = _VALUE_MASK
     hit = table[slot, 0] == k0 and table[slot, 1] == k1
@@ -1219,10 +1233,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
         # goes to the table.
         best = _three_tricks(st, alpha, beta, me, trump)
         if slot >= 0 and stats[_ABORTED] == 0:
-            if flip:
-                _store(table, slot, bucket, k0, k1, total - best, total - beta0, total - alpha0, 0, done)
-            else:
-                _store(table, slot, bucket, k0, k1, best, alpha0, beta0, 0, done)
+            _store(table, slot, bucket, k0, k1, best, alpha0, beta0, 0, done, flip, total)
         return best
     player = (leader - tlen) & 3
     legal = _legal(st, player, trump)
@@ -1370,10 +1381,7 @@ def _node(work: np.ndarray, table: np.ndarray, alpha: int, beta: int, me: int, t
     if slot >= 0 and stats[_ABORTED] == 0:
         # The best card is stored in canonical form, so it means the same card in every equal position.
         canon_best = _translate(st, trump, best_card, True) + 1 if best_card >= 0 else 0
-        if flip:
-            _store(table, slot, bucket, k0, k1, total - best, total - beta0, total - alpha0, canon_best, done)
-        else:
-            _store(table, slot, bucket, k0, k1, best, alpha0, beta0, canon_best, done)
+        _store(table, slot, bucket, k0, k1, best, alpha0, beta0, canon_best, done, flip, total)
     return best
 
 
