@@ -71,6 +71,11 @@ reconnects.
     .venv/bin/python bench/live_tables.py --scale-out --steps 250 --pace human --hslu-tables 10
     .venv/bin/python bench/live_tables.py --steps 250 --pace human --clients 2 --no-ceiling
     .venv/bin/python bench/live_tables.py --ceiling-only --steps 10,100,250 --pace stress
+    .venv/bin/python bench/live_tables.py --front --pace human --steps 1000,1250 --seconds 10 --server uvicorn
+
+``--server uvicorn`` serves ours and the ceiling with uvicorn (uvloop, httptools, the websockets library)
+instead of daphne (Twisted, autobahn), for the choice of a server by measurement; deployed is daphne, whose
+stop hands the games over at once (jassweb/shutdown.py).
 
 The load generator shares the machine with the server: read ``gen%`` beside
 the figures (``--clients K`` spreads the tables over K client processes).
@@ -230,8 +235,8 @@ def log_problems(text: str) -> list[str]:
 class Daphne(ServerProcess):
     """One daphne process serving ``app`` on a free port, with what its log says went wrong."""
 
-    def __init__(self, app: str, env: dict[str, str], timeout: float = 60.0) -> None:
-        super().__init__(env, timeout, app)
+    def __init__(self, app: str, env: dict[str, str], timeout: float = 60.0, server: str = "daphne") -> None:
+        super().__init__(env, timeout, app, server)
         self.command: list[str] = list(self.process.args)  # type: ignore[arg-type]  # Popen was given a list
 
     @property
@@ -262,7 +267,9 @@ class ScaledSet:
     the set stops (the script drops it).
     """
 
-    def __init__(self, app: str, env: dict[str, str], processes: int, timeout: float = 180.0) -> None:
+    def __init__(
+        self, app: str, env: dict[str, str], processes: int, timeout: float = 180.0, server: str = "daphne"
+    ) -> None:
         from tests.server_helpers import free_port
 
         self.logs = tempfile.mkdtemp(prefix="serve-scaled-logs-")
@@ -273,6 +280,7 @@ class ScaledSet:
             **os.environ,
             **env,
             "JASSWEB_SERVERS": str(processes),
+            "JASSWEB_SERVER": server,
             "JASSWEB_ASGI_APP": app,
             "JASSWEB_LOG_DIR": self.logs,
         }
@@ -300,7 +308,9 @@ class ScaledSet:
         self.front_pid = int(words[5])
         base = os.environ.get("JASSWEB_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
         self.database = f"{base.rsplit('/', 1)[0]}/{words[9]}"
-        self.command = f"scripts/serve-scaled.sh PORT  JASSWEB_SERVERS={processes} JASSWEB_ASGI_APP={app}"
+        self.command = (
+            f"scripts/serve-scaled.sh PORT  JASSWEB_SERVERS={processes} JASSWEB_SERVER={server} JASSWEB_ASGI_APP={app}"
+        )
 
     def log_tail(self) -> str:
         with contextlib.suppress(OSError):
@@ -1149,7 +1159,7 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
             database = env["JASSWEB_SQLITE_PATH"] = str(Path(directory) / "db.sqlite3")
         try:
             if args.front:
-                scaled = ScaledSet(app, env, processes)
+                scaled = ScaledSet(app, env, processes, server=args.server)
                 servers = [PidOnly(pid) for pid in scaled.pids]
                 database = scaled.database if target == "ours" else ""
                 result.command = scaled.command + "  " + " ".join(f"{k}={v}" for k, v in env.items())
@@ -1157,7 +1167,7 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
             else:
                 if target == "ours":
                     migrate(env)
-                servers = [Daphne(app, env) for _ in range(processes)]
+                servers = [Daphne(app, env, server=args.server) for _ in range(processes)]
                 result.command = (
                     " ".join(["python", *servers[0].command[1:]])
                     + "  "
@@ -1336,9 +1346,9 @@ def print_report(args: argparse.Namespace, results: dict[tuple[str, str], RunRes
     print()
     front = ", nginx in front (scripts/serve-scaled.sh)" if args.front else ""
     mode = (
-        f"scale-out: {processes} daphne processes, PostgreSQL, Redis pub/sub layer{front}"
+        f"scale-out: {processes} {args.server} processes, PostgreSQL, Redis pub/sub layer{front}"
         if args.scale_out
-        else "embedded default: 1 daphne process, SQLite, in-memory channel layer"
+        else f"embedded default: 1 {args.server} process, SQLite, in-memory channel layer"
     )
     print(f"Live tables: {mode}")
     print(
@@ -1514,6 +1524,12 @@ def main() -> None:
     parser.add_argument("--lost-after", type=float, default=15.0, help="a move not at every seat by then is lost")
     parser.add_argument("--scale-out", action="store_true", help="daphne processes on PostgreSQL and Redis")
     parser.add_argument("--processes", type=int, default=2, help="daphne processes in scale-out (2)")
+    parser.add_argument(
+        "--server",
+        choices=("daphne", "uvicorn"),
+        default="daphne",
+        help="the ASGI server of ours and the ceiling: daphne (deployed) or uvicorn (measured beside it)",
+    )
     parser.add_argument(
         "--front",
         action="store_true",

@@ -13,6 +13,7 @@
 # The servers run with the caller's environment on top (e.g. JASSWEB_LIMITS=0 JASSWEB_BOT_DELAY_MS=0 for a
 # benchmark). JASSWEB_ASGI_APP serves another application (bench/live_tables.py runs its framework ceiling,
 # bench.ceiling_app:application, behind the same front). JASSWEB_FRONT_WORKERS: nginx worker processes (1).
+# JASSWEB_SERVER=uvicorn: uvicorn processes instead of daphne (bench/live_tables.py --server uvicorn).
 # Needs nginx (scripts/test-prerequisites.sh installs it), PostgreSQL and redis-server; run make test or make run
 # first for .venv.
 set -euo pipefail
@@ -116,6 +117,13 @@ say "database $DB_NAME, Redis on $REDIS_PORT (prefix $JASSWEB_CHANNEL_PREFIX), w
 # -- the servers, as jassweb-web@.service runs them ------------------------------------------------
 EXEC="$(sed -n 's/^ExecStart=//p' "$ROOT/deploy/systemd/jassweb-web@.service")"
 [[ "$EXEC" == *"jassweb.asgi:application"* ]] || fail "deploy/systemd/jassweb-web@.service no longer has the line this script adapts"
+if [ "${JASSWEB_SERVER:-daphne}" = uvicorn ]; then
+  # For bench/live_tables.py --server uvicorn only: the transport measured beside daphne's (make test installs
+  # uvicorn); its servers stop without jassweb/shutdown.py's clean stop.
+  EXEC="/srv/jassweb/.venv/bin/python -m uvicorn --host 127.0.0.1 --port %i --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --log-level warning --ws websockets --ws-per-message-deflate false --lifespan off --backlog 4096 jassweb.asgi:application"
+elif [ "${JASSWEB_SERVER:-daphne}" != daphne ]; then
+  fail "JASSWEB_SERVER is daphne (the default) or uvicorn, not '$JASSWEB_SERVER'"
+fi
 SERVER_PIDS=()
 for port in "${WEB_PORTS[@]}"; do
   read -r -a command <<<"$(echo "$EXEC" | sed -e "s#/srv/jassweb/.venv/#$ROOT/.venv/#g" -e "s#%i#$port#g" -e "s#jassweb.asgi:application#$APP#")"
@@ -189,7 +197,7 @@ wait_for "http://127.0.0.1:$PORT/healthz" 30 "$NGINX_PID"
 IFS=,
 echo "ready: http://127.0.0.1:$PORT servers ${SERVER_PIDS[*]} nginx $NGINX_PID redis $REDIS_PID database $DB_NAME"
 unset IFS
-say "serving on http://127.0.0.1:$PORT with ${#SERVER_PIDS[@]} daphne processes; SIGTERM stops everything"
+say "serving on http://127.0.0.1:$PORT with ${#SERVER_PIDS[@]} ${JASSWEB_SERVER:-daphne} processes; SIGTERM stops everything"
 
 while true; do  # until a signal, or until a process of the set ends
   for pid in "${PIDS[@]}"; do

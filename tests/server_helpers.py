@@ -72,17 +72,32 @@ def _server_env(env: dict[str, str]) -> dict[str, str]:
     return merged
 
 
-class ServerProcess:
-    """One daphne process serving the project (or another ASGI ``app``) on a free port."""
+def server_command(port: int, app: str, server: str = "daphne") -> list[str]:
+    """The command serving ``app`` on ``port``: daphne, as deployed; or uvicorn, which bench/live_tables.py
+    measures beside it (``--server uvicorn``; a dev dependency, without the clean stop of jassweb/shutdown.py)."""
+    if server == "uvicorn":
+        return [
+            sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+            "--log-level", "warning", "--ws", "websockets", "--ws-per-message-deflate", "false",
+            "--lifespan", "off", "--backlog", "4096", app,
+        ]  # fmt: skip
+    return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app]
 
-    def __init__(self, env: dict[str, str], timeout: float = 30.0, app: str = "jassweb.asgi:application") -> None:
+
+class ServerProcess:
+    """One daphne process serving the project (or another ASGI ``app``) on a free port (``server``: see
+    ``server_command``)."""
+
+    def __init__(
+        self, env: dict[str, str], timeout: float = 30.0, app: str = "jassweb.asgi:application", server: str = "daphne"
+    ) -> None:
         tiers.require("services", "a server process")
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         # A file, not a pipe: daphne logs every request, and an unread pipe would block it.
         self.log = tempfile.NamedTemporaryFile(prefix=f"daphne-{port}-", suffix=".log", delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app],
+            server_command(port, app, server),
             cwd=ROOT,
             env=_server_env(env),
             stdout=self.log,
@@ -91,7 +106,7 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
-                raise RuntimeError(f"daphne exited: {self.output()}")
+                raise RuntimeError(f"{server} exited: {self.output()}")
             try:
                 httpx.get(self.url + "/", timeout=1.0)
                 return
