@@ -232,8 +232,9 @@ def log_problems(text: str) -> list[str]:
     return found
 
 
-class Daphne(ServerProcess):
-    """One daphne process serving ``app`` on a free port, with what its log says went wrong."""
+class Served(ServerProcess):
+    """One server process (daphne, or ``--server``'s) serving ``app`` on a free port, with what its log says
+    went wrong."""
 
     def __init__(self, app: str, env: dict[str, str], timeout: float = 60.0, server: str = "daphne") -> None:
         super().__init__(env, timeout, app, server)
@@ -1137,7 +1138,7 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
     processes = args.processes if args.scale_out else 1
     app = OUR_APP if target == "ours" else CEILING_APP
     result = RunResult(target, pace, "")
-    servers: list[Daphne] | list[PidOnly] = []
+    servers: list[Served] | list[PidOnly] = []
     scaled: ScaledSet | None = None
     clients: Clients | None = None
     with contextlib.ExitStack() as stack:
@@ -1167,7 +1168,7 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
             else:
                 if target == "ours":
                     migrate(env)
-                servers = [Daphne(app, env, server=args.server) for _ in range(processes)]
+                servers = [Served(app, env, server=args.server) for _ in range(processes)]
                 result.command = (
                     " ".join(["python", *servers[0].command[1:]])
                     + "  "
@@ -1260,7 +1261,7 @@ def make_row(
     base_rss: list[int],
     before: CpuSample,
     after: CpuSample,
-    servers: Sequence[Daphne | PidOnly],
+    servers: Sequence[Served | PidOnly],
     with_hslu: bool,
     args: argparse.Namespace,
 ) -> StepRow:

@@ -119,7 +119,8 @@ EXEC="$(sed -n 's/^ExecStart=//p' "$ROOT/deploy/systemd/jassweb-web@.service")"
 [[ "$EXEC" == *"jassweb.asgi:application"* ]] || fail "deploy/systemd/jassweb-web@.service no longer has the line this script adapts"
 if [ "${JASSWEB_SERVER:-daphne}" = uvicorn ]; then
   # For bench/live_tables.py --server uvicorn only: the transport measured beside daphne's (make test installs
-  # uvicorn); its servers stop without jassweb/shutdown.py's clean stop.
+  # uvicorn); its servers stop without jassweb/shutdown.py's clean stop. The flags are those of
+  # tests/server_helpers.py's server_command, with the proxy headers of the front.
   EXEC="/srv/jassweb/.venv/bin/python -m uvicorn --host 127.0.0.1 --port %i --proxy-headers --forwarded-allow-ips 127.0.0.1 --no-access-log --log-level warning --ws websockets --ws-per-message-deflate false --lifespan off --backlog 4096 jassweb.asgi:application"
 elif [ "${JASSWEB_SERVER:-daphne}" != daphne ]; then
   fail "JASSWEB_SERVER is daphne (the default) or uvicorn, not '$JASSWEB_SERVER'"

@@ -74,7 +74,8 @@ def _server_env(env: dict[str, str]) -> dict[str, str]:
 
 def server_command(port: int, app: str, server: str = "daphne") -> list[str]:
     """The command serving ``app`` on ``port``: daphne, as deployed; or uvicorn, which bench/live_tables.py
-    measures beside it (``--server uvicorn``; a dev dependency, without the clean stop of jassweb/shutdown.py)."""
+    measures beside it (``--server uvicorn``; a dev dependency, without the clean stop of jassweb/shutdown.py;
+    scripts/serve-scaled.sh has the same flags behind the front, with the proxy headers)."""
     if server == "uvicorn":
         return [
             sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
@@ -85,8 +86,8 @@ def server_command(port: int, app: str, server: str = "daphne") -> list[str]:
 
 
 class ServerProcess:
-    """One daphne process serving the project (or another ASGI ``app``) on a free port (``server``: see
-    ``server_command``)."""
+    """One server process serving the project (or another ASGI ``app``) on a free port: daphne, or the
+    ``server`` of ``server_command``."""
 
     def __init__(
         self, env: dict[str, str], timeout: float = 30.0, app: str = "jassweb.asgi:application", server: str = "daphne"
@@ -95,7 +96,7 @@ class ServerProcess:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         # A file, not a pipe: daphne logs every request, and an unread pipe would block it.
-        self.log = tempfile.NamedTemporaryFile(prefix=f"daphne-{port}-", suffix=".log", delete=False)  # noqa: SIM115
+        self.log = tempfile.NamedTemporaryFile(prefix=f"{server}-{port}-", suffix=".log", delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
             server_command(port, app, server),
             cwd=ROOT,

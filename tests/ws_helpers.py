@@ -69,11 +69,13 @@ class FrameRecorder:
                 return frame
             assert frame["type"] in PASSING, frame
 
-    async def frame_of(self, kind: str, timeout: float = 5) -> dict[str, Any]:
-        """Receive until a frame of type ``kind`` comes (state frames in between, e.g. presence, are kept)."""
+    async def frame_of(self, kind: str | tuple[str, ...], timeout: float = 5) -> dict[str, Any]:
+        """Receive until a frame of type ``kind`` (or of one of the types ``kind`` names) comes (state frames in
+        between, e.g. presence, are kept)."""
+        kinds = (kind,) if isinstance(kind, str) else kind
         while True:
             frame = await self.receive(timeout)
-            if frame["type"] == kind:
+            if frame["type"] in kinds:
                 return frame
             assert frame["type"] in PASSING, frame
 
