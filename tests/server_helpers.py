@@ -66,8 +66,10 @@ def _migrated_sqlite() -> str:
 
 def _server_env(env: dict[str, str]) -> dict[str, str]:
     # Tests play many rounds: no summary pause unless a test asks for one, and no analysis of every
-    # game that ends (minutes of CPU each) unless a test is about it.
-    merged = {"JASSWEB_ROUND_PAUSE_S": "0", "JASSWEB_ANALYSIS": "0", **os.environ, **env}
+    # game that ends (minutes of CPU each) unless a test is about it. One bot process per server unless a
+    # test asks for more: each loads every search kernel (2.3 s of CPU), over 60 servers start in a run,
+    # and their bots (random and rule bots, mostly) never keep one process busy.
+    merged = {"JASSWEB_ROUND_PAUSE_S": "0", "JASSWEB_ANALYSIS": "0", "JASSWEB_BOT_WORKERS": "1", **os.environ, **env}
     merged.pop("DJANGO_SETTINGS_MODULE", None)
     return merged
 
