@@ -14,7 +14,7 @@ from hypothesis import settings as hypothesis_settings
 from tests import tiers
 from tests.services import redis_channel_layers
 
-pytest_plugins = ["tests.tiers"]  # its hook deals the dearest test files first (make test's two workers)
+pytest_plugins = ["tests.tiers"]  # its hook deals the dearest test files first (make test's workers)
 
 hypothesis_settings.register_profile(
     "default", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]

@@ -51,7 +51,7 @@ def _measured() -> dict[str, float]:
 def heaviest_files_first(items: list[pytest.Item]) -> None:
     """Order whole test files by their cost, dearest first, each file's tests kept in their order.
 
-    ``make test`` deals one file at a time to each of two workers (``--dist loadfile``): a long file
+    ``make test`` deals one file at a time to each of its workers (``--dist loadfile``): a long file
     dealt last would leave one worker alone for minutes, while small fast files fill the gaps. The
     cost of a file is what it took in a whole run (``durations.json``), else a guess by its marks.
     """
