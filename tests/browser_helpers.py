@@ -177,8 +177,7 @@ MY_TURN = """() => {
 
 def my_turn(page: Page) -> str | None:
     """What this page may do now: "trump", "card", "over", or None (someone else is to move)."""
-    state = page.evaluate(MY_TURN)
-    return state
+    return page.evaluate(MY_TURN)
 
 
 def wait_for_turn(pages: list[Page], timeout: float = TURN_TIMEOUT) -> tuple[Page, str]:

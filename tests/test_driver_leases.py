@@ -150,7 +150,7 @@ async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
                 second = asyncio.create_task(LiveClient.open(server.url, table_id, owner, "second", open_timeout=60))
                 await asyncio.to_thread(
                     wait_for,
-                    lambda: _one(database_url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"),
+                    lambda: _one(database_url, _LOCK_WAITS),
                     30,
                     "the server's connect waiting on the row lock",
                 )
@@ -164,7 +164,7 @@ async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
                 # The queue was stuck all along: the connect still waits on the lock. (Its handshake may have
                 # been given up meanwhile: daphne drops a socket its application has not accepted within 5 s,
                 # its --websocket_connect_timeout, and on a busy machine two renewals can take longer.)
-                assert _one(database_url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") == 1
+                assert _one(database_url, _LOCK_WAITS) == 1
                 holder.rollback()
             with contextlib.suppress(InvalidHandshake):  # the handshake given up (above), e.g. InvalidMessage
                 await asyncio.wait_for(second, 60)
@@ -175,6 +175,11 @@ async def test_a_server_keeps_its_lease_while_its_database_queue_is_stuck():
         finally:
             await close_all_clients()
             server.stop()
+
+
+# Sessions of this test's own database waiting on a lock (pg_stat_activity shows every database of the
+# cluster, and other test workers' databases share it).
+_LOCK_WAITS = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
 
 
 def _one(database_url: str, sql: str, *params: object):
