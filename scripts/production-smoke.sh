@@ -7,8 +7,8 @@
 #   two bot workers (the ExecStart of deploy/systemd/jassweb-worker@.service), JASSWEB_THINKERS=channels,
 #   the environment of deploy/jassweb.env.example, the set-up of deploy/systemd/jassweb-setup.service.
 #
-# Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (each person's
-# websocket on another daphne), the record passes `importgame`'s checks, /healthz answers 200 on each
+# Then scripts/smoke_play.py plays a Fair game of two people and two bots through nginx (both people's
+# websockets on the one daphne the table's path hashes to), the record passes `importgame`'s checks, /healthz answers 200 on each
 # server and through nginx, /metrics (with its token, through nginx and on each server) counts every move once
 # over all processes, a forged X-Forwarded-For through nginx makes no guest, sign-up, log-in, table or import past
 # the limits;
@@ -239,10 +239,10 @@ both_servers() { [ "$(health_code "$WEB1")" = "$1" ] && [ "$(health_code "$WEB2"
 moves_at_least() { [ "$(chaos_moves)" -ge "$1" ]; }
 
 chaos_redis_restart_and_server_kill() {
-  # Anna and Beat (on the two servers) play with two bots through nginx; mid-game Redis stops, both servers'
-  # /healthz say so and moves are made meanwhile; Redis starts again, empty: both servers are healthy again,
-  # the bot workers run and the game plays on. Then the server that drives the game is killed (SIGKILL) and
-  # started again, as systemd would; the other takes the game over. The game must finish.
+  # Anna and Beat (on the server the table hashes to) play with two bots through nginx; mid-game Redis stops,
+  # both servers' /healthz say so and moves are made meanwhile; Redis starts again, empty: both servers are
+  # healthy again, the bot workers run and the game plays on. Then the server that drives the game is killed
+  # (SIGKILL) and started again, as systemd would; the other takes the game over. The game must finish.
   say "chaos: a game with Redis restarted and a server killed mid-game"
   "$PY" scripts/smoke_chaos.py --base "https://127.0.0.1:$HTTPS" --ca "$WORK/nginx/cert.pem" \
     --database "${POSTGRES_DSN%/*}/$DB_NAME" --progress "$WORK/chaos.progress" >"$WORK/logs/chaos.log" 2>&1 &

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/serve-scaled.sh PORT: the scale-out of docs/operations.md on this one machine, behind one port.
 #
-#   nginx on 127.0.0.1:PORT (plain HTTP; HTTP and websockets balanced over the servers, as deploy/nginx/jassweb.conf)
+#   nginx on 127.0.0.1:PORT (plain HTTP; pages and the lobby round-robin over the servers, a table's sockets
+#   all to one server by its path, as deploy/nginx/jassweb.conf)
 #     -> JASSWEB_SERVERS daphne processes (default 2; the ExecStart of deploy/systemd/jassweb-web@.service)
 #     -> PostgreSQL (a fresh database on JASSWEB_TEST_POSTGRES's server) and Redis (a redis-server of its own)
 #
@@ -133,7 +134,7 @@ for port in "${WEB_PORTS[@]}"; do
   SERVER_PIDS+=("$!")
 done
 
-# -- nginx in front: one port, HTTP and websockets round-robin over the servers --------------------
+# -- nginx in front: one port; pages round-robin, a table's sockets all to one server ----------------
 UPSTREAMS=""
 for port in "${WEB_PORTS[@]}"; do UPSTREAMS+="    server 127.0.0.1:$port max_fails=3 fail_timeout=10s;"$'\n'; done
 for temp in body proxy fastcgi uwsgi scgi; do mkdir -p "$WORK/nginx/$temp"; done
@@ -159,6 +160,9 @@ http {
     upstream jassweb {
 $UPSTREAMS        keepalive 64;
     }
+    upstream jassweb_tables {
+        hash \$uri;
+$UPSTREAMS    }
     map \$http_upgrade \$connection_upgrade {
         default upgrade;
         ''      '';
@@ -175,6 +179,12 @@ $UPSTREAMS        keepalive 64;
         proxy_set_header Connection \$connection_upgrade;
         location /ws/ {
             proxy_pass http://jassweb;
+            proxy_read_timeout 1h;
+            proxy_send_timeout 1h;
+            proxy_buffering off;
+        }
+        location /ws/tables/ {
+            proxy_pass http://jassweb_tables;
             proxy_read_timeout 1h;
             proxy_send_timeout 1h;
             proxy_buffering off;

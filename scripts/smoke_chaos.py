@@ -1,8 +1,9 @@
 """The player side of production-smoke.sh's chaos step: a game that must finish while Redis restarts and a
 server is killed.
 
-Anna and Beat play a Fair game with an MCTS and a rule bot through nginx, each on another daphne
-process, as table pages would: they play at once when it is their turn, ping with the last event they
+Anna and Beat play a Fair game with an MCTS and a rule bot through nginx (which sends both sockets to
+the daphne process the table's path hashes to, and to the other one while that one is down), as table
+pages would: they play at once when it is their turn, ping with the last event they
 saw after two seconds of quiet (static/js/socket.js), take ``--think`` seconds a move (so that the
 chaos happens mid-game), and reconnect through nginx when their socket
 closes. The script writes ``GAME SEQ`` to ``--progress`` at every move it sees, for the shell to time
@@ -22,7 +23,7 @@ import ssl
 import time
 
 import websockets
-from smoke_play import SEAT_NAMES, Seat, check, cookie_header, form, guest, open_on_another_server, workers_of
+from smoke_play import SEAT_NAMES, Seat, check, cookie_header, form, guest, noted_server
 
 QUIET_PING_S = 2.0
 
@@ -106,20 +107,15 @@ async def main() -> None:
     table = int(created.headers["location"].rstrip("/").split("/")[-1])
 
     seat = await Seat.open("Anna", args.base, args.ca, anna, table)
-    deadline = time.monotonic() + 30  # the connection row is written as the socket opens: wait for it
-    while not (rows := workers_of(args.database, table)):
-        check(time.monotonic() < deadline, "Anna's connection was never noted")
-        await asyncio.sleep(0.1)
-    anna_pid = next(iter(rows.values()))
+    anna_pid = await noted_server("Anna", args.database, table, seat.view["seats"][0]["player_id"])
     north = seat.connection
     for position, bot in ((1, "mcts-fast"), (3, "rules")):
         await north.send(json.dumps({"type": "add_bot", "seat": position, "bot": bot}))
     check(form(beat, f"/tables/{table}/seat/", action="join", seat="2").status_code == 302, "Beat sits down")
     await seat.until(lambda v: all(s["kind"] != "empty" for s in v["seats"]))
     beat_id = seat.view["seats"][2]["player_id"]
-    other, beat_pid = await open_on_another_server(
-        "Beat", args.base, args.ca, beat, table, args.database, beat_id, anna_pid
-    )
+    other = await Seat.open("Beat", args.base, args.ca, beat, table)
+    beat_pid = await noted_server("Beat", args.database, table, beat_id)
     await north.send(json.dumps({"type": "start"}))
 
     people = [

@@ -4,9 +4,9 @@ Everything goes through the reverse proxy over HTTPS, as a browser would: the
 plain-HTTP port must redirect to HTTPS; two guests are made with the lobby's
 forms (CSRF with the Origin header, secure cookies); Anna opens a Fair table
 and seats two bots, Beat sits down; each opens the table's websocket (wss)
-through nginx, and the two sockets are served by the two different daphne
-processes (checked in the database: each open websocket is a ``Connection``
-row naming its server's ``Worker``). They play legal cards until the game is
+through nginx, and nginx sends both sockets to the same daphne process, the
+one the table's path hashes to (checked in the database: each open websocket
+is a ``Connection`` row naming its server's ``Worker``). They play legal cards until the game is
 over; then the result page, the record and ``/healthz`` are fetched through
 nginx. Prints one JSON line of what it saw and exits 0, or raises.
 """
@@ -126,17 +126,13 @@ def workers_of(database: str, table: int) -> dict[int, int]:
     return dict(rows)
 
 
-async def open_on_another_server(name, base, ca, http, table, database, player, taken) -> tuple[Seat, int]:
-    """Open ``player``'s websocket until nginx hands it to a server process other than ``taken``'s."""
-    for _ in range(4):
-        seat = await Seat.open(name, base, ca, http, table)
-        await asyncio.sleep(0.3)  # the connection row is written as the socket opens
-        pid = workers_of(database, table).get(player)
-        if pid is not None and pid != taken:
-            return seat, pid
-        await seat.connection.close()
-        await asyncio.sleep(0.5)  # its row goes with it
-    raise SystemExit("smoke: FAILED: nginx never sent the second player to the other server process")
+async def noted_server(name: str, database: str, table: int, player: int) -> int:
+    """The server process (pid) that holds ``player``'s websocket at ``table``, once the server noted it."""
+    deadline = time.monotonic() + 30
+    while (pid := workers_of(database, table).get(player)) is None:  # the row is written as the socket opens
+        check(time.monotonic() < deadline, f"{name}'s connection was never noted")
+        await asyncio.sleep(0.1)
+    return pid
 
 
 async def main() -> None:
@@ -162,19 +158,17 @@ async def main() -> None:
     check(anna.get(f"/tables/{table}/").status_code == 200, "the table page answers through nginx")
 
     north = await Seat.open("Anna", args.base, args.ca, anna, table)
-    await asyncio.sleep(0.3)
-    people = workers_of(args.database, table)
-    check(len(people) == 1, f"Anna's websocket is noted with its server: {people}")
-    anna_pid = next(iter(people.values()))
+    anna_id = north.view["seats"][0]["player_id"]
+    anna_pid = await noted_server("Anna", args.database, table, anna_id)
     for position, bot in ((1, "mcts-fast"), (3, "rules")):
         await north.connection.send(json.dumps({"type": "add_bot", "seat": position, "bot": bot}))
     sat = form(beat, f"/tables/{table}/seat/", action="join", seat="2")
     check(sat.status_code == 302, f"Beat sits down: {sat.status_code}")
     await north.until(lambda v: all(s["kind"] != "empty" for s in v["seats"]))
     beat_id = north.view["seats"][2]["player_id"]
-    south, beat_pid = await open_on_another_server(
-        "Beat", args.base, args.ca, beat, table, args.database, beat_id, anna_pid
-    )
+    south = await Seat.open("Beat", args.base, args.ca, beat, table)
+    beat_pid = await noted_server("Beat", args.database, table, beat_id)
+    check(beat_pid == anna_pid, f"nginx sent the table's sockets to one server: Anna's {anna_pid}, Beat's {beat_pid}")
 
     await north.connection.send(json.dumps({"type": "start"}))
     rng = random.Random(15)

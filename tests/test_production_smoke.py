@@ -34,7 +34,7 @@ def test_the_production_smoke_script_plays_a_game_through_nginx_and_two_servers(
     played = next(line for line in output.splitlines() if line.startswith("smoke: game "))
     assert " finished " in played and "/healthz through nginx: ok" in played
     servers = re.search(r"Anna's websocket on server pid (\d+), Beat's on pid (\d+)", played)
-    assert servers and servers[1] != servers[2], played  # nginx sent the two people to the two daphnes
+    assert servers and servers[1] == servers[2], played  # nginx sent the table's two sockets to one daphne
     assert "passes importgame's checks" in output
     # Forged X-Forwarded-For headers through nginx make no guest, sign-up or log-in past the limits (issue 28).
     assert "smoke: forged X-Forwarded-For through nginx: guests " in output
