@@ -53,13 +53,13 @@ on 127.0.0.1:6379 with a fresh channel prefix, two daphne processes; every other
 table has seats 0 and 1 on one process and seats 2 and 3 on the other, the rest
 sit on one process (alternating). ``--processes N``: N daphne processes instead of two. ``--front``:
 the scale-out as ``scripts/serve-scaled.sh`` starts it (nginx on one port before the daphne processes, a
-Redis and a PostgreSQL database of its own), every seat connecting through nginx, which spreads the
-sockets over the processes; nginx counts among the helpers (``aux%``). ``--hslu-tables N`` (default 10 with
-``--scale-out``) adds tables where two people (North on one process, South on
-the other for every other table) play with two HSLU bots (East and West) served
-by a counting bot server in this process at ``/t<table>s<seat>/``: every request
-is hashed (path and body) and a request seen twice is a duplicate. HSLU tables
-open with the first step, on top of its tables: their sockets count in
+Redis and a PostgreSQL database of its own), every seat connecting through nginx, which sends all of a
+table's sockets to one process (by the table's path) and spreads the tables; nginx counts among the
+helpers (``aux%``). ``--hslu-tables N`` (default 10 with ``--scale-out``) adds tables where two
+people (North on one process, South on the other for every other table; behind ``--front``, where
+nginx sends them) play with two HSLU bots (East and West) served by a counting bot server in this
+process at ``/t<table>s<seat>/``: every request is hashed (path and body) and a request seen twice is
+a duplicate. HSLU tables open with the first step, on top of its tables: their sockets count in
 ``socks``, their moves and requests are in the summary, not in the rows. At the
 end the database (SQLite or PostgreSQL) is checked: every game's actions number
 exactly ``action_count``, with unique, contiguous seq. A websocket handshake
@@ -1164,7 +1164,7 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                 servers = [PidOnly(pid) for pid in scaled.pids]
                 database = scaled.database if target == "ours" else ""
                 result.command = scaled.command + "  " + " ".join(f"{k}={v}" for k, v in env.items())
-                urls = [scaled.url] * 2  # every seat through the front; nginx spreads them over the servers
+                urls = [scaled.url] * 2  # every seat through the front; nginx picks the server by the table
             else:
                 if target == "ours":
                     migrate(env)
