@@ -14,14 +14,13 @@ import os
 import signal
 import socket
 import subprocess
-import time
 from typing import Any
 
 import psycopg
 import pytest
 import websockets
 
-from tests.server_helpers import ROOT, free_port
+from tests.server_helpers import ROOT, free_port, wait_for
 from tests.services import POSTGRES_DSN, postgres_database, require_redis
 from tests.ws_helpers import create_live_table, guest_cookies
 
@@ -48,11 +47,12 @@ def _servers_holding(database: str, table: int) -> list[int]:
 
 def _all_noted(database: str, table: int, count: int) -> list[int]:
     """``_servers_holding`` once the servers have noted ``count`` sockets at ``table`` (each as it opened)."""
-    deadline = time.monotonic() + 30
-    while len(held := _servers_holding(database, table)) < count:
-        assert time.monotonic() < deadline, (table, held)
-        time.sleep(0.1)
-    return held
+
+    def noted() -> list[int] | None:
+        held = _servers_holding(database, table)
+        return held if len(held) >= count else None
+
+    return wait_for(noted, 30, f"{count} sockets noted at table {table}")
 
 
 async def _open_sockets(base: str, cookies: dict[str, str], table: int, count: int) -> list[Any]:
