@@ -27,7 +27,15 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from games.engine import FAIR, SOUTH, WEST, GameConfig, GamePlan, codes_of, hand_weis, stoeck_cards
 from games.engine.weis import scoring_team
-from tests.browser_helpers import HAND_CARDS, LEGAL_CARDS, TRUMP_CHOOSER, refused, shown_seq, wait_for_seq_after
+from tests.browser_helpers import (
+    HAND_CARDS,
+    LEGAL_CARDS,
+    TRUMP_CHOOSER,
+    on_move,
+    refused,
+    shown_seq,
+    wait_for_seq_after,
+)
 from tests.layout_helpers import MY_NAME, SIZES, check
 from tests.server_helpers import ROOT, _server_env
 from tests.test_browser_weis import in_server, served  # noqa: F401 - its server (a fixture)
@@ -173,12 +181,20 @@ def act(page: Page, what: str, card: str | None = None) -> None:
         return
     seq = shown_seq(page)
     if what == "trump":
-        page.locator(f"{TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first.click()
+        target = page.locator(f"{on_move(seq)} {TRUMP_CHOOSER} button[data-trump]:not([data-trump='10'])").first
     else:
         legal = [c.get_attribute("data-card") for c in page.locator(LEGAL_CARDS).all()]
         if not legal:
             return  # the moment passed while we looked (the hand was drawn anew): look again
-        page.locator(f"[data-testid=hand] [data-card='{card if card in legal else legal[0]}']").click()
+        target = page.locator(f"{on_move(seq)} [data-testid=hand] [data-card='{card if card in legal else legal[0]}']")
+    # Through on_move: the click lands only while the page still shows the move it was read from. Should the
+    # table have moved on meanwhile (a card read from the next state, the moment gone), look again.
+    try:
+        target.click(timeout=10_000)
+    except PlaywrightTimeoutError:
+        if shown_seq(page) == seq:
+            raise
+        return
     wait_for_seq_after(page, seq)
 
 
