@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import psycopg
 
-from tests import tiers
+from tests import services, tiers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,22 +82,20 @@ def _empty_postgres(url: str) -> bool:
 
 def _copy_migrated_postgres(url: str, merged: dict[str, str]) -> None:
     """Make the empty database at ``url`` anew as a copy of a database this process migrated (once)."""
-    base, name = url.split("?", 1)[0].rsplit("/", 1)
+    name = url.split("?", 1)[0].rsplit("/", 1)[1]
     if "postgres" not in _TEMPLATE:
         template = f"jassweb_test_template_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(f"{base}/postgres", autocommit=True, connect_timeout=5) as admin:
-            admin.execute(f'CREATE DATABASE "{template}"')
-        atexit.register(_drop_postgres, base, template)
-        _run_migrate({**merged, "DATABASE_URL": f"{base}/{template}"})
+        services.create_database(template)
+        atexit.register(_drop_quietly, template)
+        _run_migrate({**merged, "DATABASE_URL": services.database_url(template)})
         _TEMPLATE["postgres"] = template
-    with psycopg.connect(f"{base}/postgres", autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{_TEMPLATE["postgres"]}"')
+    services.drop_database(name)
+    services.create_database(name, template=_TEMPLATE["postgres"])
 
 
-def _drop_postgres(base: str, name: str) -> None:
-    with contextlib.suppress(psycopg.Error), psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def _drop_quietly(name: str) -> None:
+    with contextlib.suppress(psycopg.Error):
+        services.drop_database(name)
 
 
 def _server_env(env: dict[str, str]) -> dict[str, str]:

@@ -76,12 +76,28 @@ def postgres_database():
         unavailable("PostgreSQL", exc)
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
-    base = POSTGRES_DSN.rsplit("/", 1)[0]
     try:
-        yield f"{base}/{name}"
+        yield database_url(name)
     finally:
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_database(name)
+
+
+def database_url(name: str) -> str:
+    """The URL of the database ``name`` on the tests' PostgreSQL server."""
+    return f"{POSTGRES_DSN.rsplit('/', 1)[0]}/{name}"
+
+
+def create_database(name: str, template: str | None = None) -> None:
+    """``CREATE DATABASE name`` on the tests' PostgreSQL server, as a copy of ``template`` if given."""
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with psycopg.connect(POSTGRES_DSN, autocommit=True, connect_timeout=5) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"{copy}')
+
+
+def drop_database(name: str) -> None:
+    """Drop the database ``name`` (if it is there), closing whatever is connected to it."""
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager
@@ -89,14 +105,14 @@ def scale_out(name: str, **settings: str):
     """The scale-out set-up for servers of one test: a fresh PostgreSQL database and the Redis channel layer
     under a prefix of its own. Yields (the servers' environment with ``settings`` added, the database URL)."""
     redis_url = require_redis()
-    with postgres_database() as database_url:
+    with postgres_database() as url:
         env = {
-            "DATABASE_URL": database_url,
+            "DATABASE_URL": url,
             "REDIS_URL": redis_url,
             "JASSWEB_CHANNEL_PREFIX": f"{name}-{uuid.uuid4().hex[:8]}",
             **settings,
         }
-        yield env, database_url
+        yield env, url
 
 
 class OwnRedis:
