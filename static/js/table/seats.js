@@ -62,6 +62,10 @@ function seatElement(seat, where) {
   if (turnText) {
     el.append(h("span", { class: "turn-flag", "data-testid": "turn-flag" }, turnText,
       clockSeat() === seat ? h("span", { class: "turn-clock", "data-testid": "turn-clock", "data-clock-seat": seat }, ` · ${clockText()}`) : null));
+  } else if (running()) {
+    // The flag's room, kept while others move: the seats, the trick and your hand stay where they are as the
+    // turn goes round (the felt grew a line whenever North was to move, and everything under it jumped).
+    el.append(h("span", { class: "turn-flag-space", "aria-hidden": "true" }, "\u00a0"));
   }
   if (running() && !(isMe && where === "bottom")) {
     const count = g.hand_sizes[seat];
