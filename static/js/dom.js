@@ -22,6 +22,17 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * Put `nodes` in `parent` unless it already shows exactly that markup. Only for parts without listeners (the
+ * nodes left in place keep the old ones). A table page renders every part on every move: a part put back
+ * unchanged is laid out and painted again, and in software every tile it touches is rastered anew.
+ */
+export function replaceIfChanged(parent, ...nodes) {
+  const fresh = document.createElement(parent.tagName);
+  append(fresh, nodes);
+  if (fresh.innerHTML !== parent.innerHTML) parent.replaceChildren(...fresh.childNodes);
+}
+
 function append(node, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

@@ -1,7 +1,7 @@
 // The score bar: each team's points (and share of the target), and the trump with who chose it.
 
 import { trumpLabel } from "../cards.js";
-import { h, SEAT_NAMES } from "../dom.js";
+import { h, replaceIfChanged, SEAT_NAMES } from "../dom.js";
 import { gettext, interpolate } from "../i18n.js";
 import { game, mySeat, running, teamLabel, teamNames, who } from "./people.js";
 import { ui } from "./ui.js";
@@ -16,7 +16,7 @@ export function renderScores() {
   }
   const me = mySeat();
   const teams = me !== null && me % 2 === 1 ? [1, 0] : [0, 1];
-  ui.scores.replaceChildren(...teams.map((team) => {
+  replaceIfChanged(ui.scores, ...teams.map((team) => {
     const mine = me !== null && team === me % 2;
     const target = g.mode === "standard" ? g.target : null;
     const share = target ? Math.min(100, Math.round((100 * g.scores[team]) / target)) : null;
@@ -54,11 +54,11 @@ export function renderTrump() {
     : interpolate(g.pushed ? gettext("by %(name)s, pushed") : gettext("by %(name)s"), { name: SEAT_NAMES[g.declarer] }, true);
   // On a phone the trump stands in the score bar (the table's title steps back there while you play).
   ui.scoreTrump.hidden = false;
-  ui.scoreTrump.replaceChildren(h("span", { class: "scorebar-trump-title" }, gettext("Trump")), " ",
+  replaceIfChanged(ui.scoreTrump, h("span", { class: "scorebar-trump-title" }, gettext("Trump")), " ",
     h("strong", {}, trumpLabel(g.trump), factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null), " ",
     h("span", { class: "scorebar-trump-by" }, byShort));
   ui.trump.hidden = false;
-  ui.trump.replaceChildren(
+  replaceIfChanged(ui.trump,
     h("span", { class: "trump-badge-title" }, gettext("Trump")),
     h("span", { class: "trump-badge-value" }, trumpLabel(g.trump), factor > 1 ? h("span", { class: "factor" }, ` ×${factor}`) : null),
     h("span", { class: "trump-badge-by" }, by),

@@ -1,7 +1,7 @@
 // The four seats around the table: nameplates, presence, bots' facts, cards left, and between games the seat controls.
 
 import { cardBack } from "../cards.js";
-import { botIcon, clockIcon, h, SEAT_NAMES } from "../dom.js";
+import { botIcon, clockIcon, h, replaceIfChanged, SEAT_NAMES } from "../dom.js";
 import { faultCountText, latencyText } from "../faults.js";
 import { gettext, interpolate, ngettext, pgettext } from "../i18n.js";
 import { invite, send } from "./actions.js";
@@ -13,7 +13,9 @@ import { ui } from "./ui.js";
 export function renderSeats() {
   const pos = positions();
   for (const [where, seat] of Object.entries(pos)) {
-    ui.seats[where].replaceChildren(seatElement(seat, where));
+    // While a game runs a seat has no controls (no listeners): one that has not changed stays as it is.
+    if (running()) replaceIfChanged(ui.seats[where], seatElement(seat, where));
+    else ui.seats[where].replaceChildren(seatElement(seat, where));
   }
 }
 

@@ -1,7 +1,7 @@
 // The side panels that look back: the last trick, the score sheet and the bots' faults.
 
 import { cardElement, trumpLabel } from "../cards.js";
-import { h, SEAT_NAMES } from "../dom.js";
+import { h, replaceIfChanged, SEAT_NAMES } from "../dom.js";
 import { faultList } from "../faults.js";
 import { gettext, interpolate } from "../i18n.js";
 import { game, gameWho, mySeat, running, seatName, teamNames, who } from "./people.js";
@@ -76,7 +76,7 @@ export function renderSheet() {
     ui.sheet.replaceChildren(h("p", { class: "muted" }, gettext("No rounds played yet.")));
     return;
   }
-  ui.sheet.replaceChildren(sheetTable(g, gettext("Points per round")));
+  replaceIfChanged(ui.sheet, sheetTable(g, gettext("Points per round")));
 }
 
 export function renderFaults() {
