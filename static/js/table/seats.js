@@ -14,8 +14,9 @@ export function renderSeats() {
   const pos = positions();
   for (const [where, seat] of Object.entries(pos)) {
     // While a game runs a seat has no controls (no listeners): one that has not changed stays as it is.
-    if (running()) replaceIfChanged(ui.seats[where], seatElement(seat, where));
-    else ui.seats[where].replaceChildren(seatElement(seat, where));
+    const el = seatElement(seat, where);
+    if (running()) replaceIfChanged(ui.seats[where], el);
+    else ui.seats[where].replaceChildren(el);
   }
 }
 
