@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from tests import tiers
-from tests.server_helpers import ROOT, free_port
+from tests.server_helpers import HTTP, ROOT, free_port
 
 
 @contextmanager
@@ -37,7 +37,7 @@ def jasskit_service(*names: str, timeout: float = 20.0):
             if process.poll() is not None:
                 raise RuntimeError(f"jass-kit service exited: {Path(log.name).read_text()}")
             try:
-                if httpx.get(f"{base}/{names[0]}", timeout=1).status_code == 200:
+                if HTTP.get(f"{base}/{names[0]}", timeout=1).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -55,7 +55,7 @@ def jasskit_service(*names: str, timeout: float = 20.0):
 
 def jasskit_stats(base: str) -> dict[str, int]:
     """Requests the jass-kit service answered, by last path part and status (e.g. ``"game_info 200"``)."""
-    return httpx.get(f"{base}/stats", timeout=5).json()
+    return HTTP.get(f"{base}/stats", timeout=5).json()
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import sqlite3
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,13 @@ import psycopg
 from tests import services, tiers
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Every HTTP client of the tests shares one TLS context (``verify=TLS``), and plain looks go through one client
+# (``HTTP.get``, ``HTTP.post``): ``httpx.get`` and a bare ``httpx.Client()`` load the CA bundle anew, 35 ms of
+# CPU each, and a server's start is polled every 0.1 s (over a minute of the workers' CPU in a whole run).
+# No keep-alive: each look is a new connection, as with ``httpx.get`` (servers stop and start under the tests).
+TLS = ssl.create_default_context()
+HTTP = httpx.Client(verify=TLS, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def free_port() -> int:
@@ -145,7 +153,7 @@ class ServerProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{server} exited: {self.output()}")
             try:
-                httpx.get(self.url + "/", timeout=1.0)
+                HTTP.get(self.url + "/", timeout=1.0)
                 return
             except httpx.TransportError:
                 if time.monotonic() > deadline:

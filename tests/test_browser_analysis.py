@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 
-import httpx
 import numpy as np
 import pytest
 from playwright.sync_api import expect
@@ -41,7 +40,7 @@ from tests.browser_helpers import (
     wait_for_seq_after,
     wait_for_turn,
 )
-from tests.server_helpers import ROOT, _server_env, running_server
+from tests.server_helpers import HTTP, ROOT, _server_env, running_server
 from tests.test_browser_replay import open_fair_table, play_to_the_end
 from tests.test_browser_weis import in_server
 
@@ -208,7 +207,7 @@ def test_a_game_that_ends_is_analysed_in_the_background_with_a_progress_bar(open
         raise AssertionError("the analysis did not finish in 5 minutes")
     assert seen_progress, "a progress bar shows while the analysis runs"
     expect(panel.get_by_test_id("accuracy-seat")).to_have_count(4)
-    analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
+    analysis = HTTP.get(f"{base}/games/{game_id}/analysis.json").json()
     assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2
 
 
@@ -284,9 +283,9 @@ def test_a_weis_game_played_in_the_browser_with_declarations_is_analysed_and_sho
     panel = page.get_by_test_id("analysis-panel")
     _wait_for_the_analysis(page, panel)
     expect(panel.get_by_test_id("accuracy-seat")).to_have_count(4)
-    analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
+    analysis = HTTP.get(f"{base}/games/{game_id}/analysis.json").json()
     assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2
-    record = httpx.get(f"{base}/games/{game_id}/record.json").json()
+    record = HTTP.get(f"{base}/games/{game_id}/record.json").json()
     assert record["weis"] and any(entry["weis"] for entry in record["weis_rounds"]), "Weis were declared"
 
 
@@ -305,7 +304,7 @@ def test_a_game_nobody_analysed_is_analysed_on_request_with_its_progress(open_pa
     # The answer is the queued job: its progress shows at once, then the poll follows it to the end.
     expect(panel.get_by_test_id("analysis-progress").or_(panel.get_by_test_id("eval-graph"))).to_be_visible()
     _wait_for_the_analysis(page, panel)
-    analysis = httpx.get(f"{base}/games/{game_id}/analysis.json").json()
+    analysis = HTTP.get(f"{base}/games/{game_id}/analysis.json").json()
     assert analysis["status"] == "done" and analysis["done"] == analysis["total"] == 2
     # Asking again changes nothing: the analysis is done.
     again = page.request.post(

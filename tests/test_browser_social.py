@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-import httpx
 from playwright.sync_api import Page, expect
 
 from tests.browser_helpers import (
@@ -25,7 +24,7 @@ from tests.browser_helpers import (
     take_turn,
     wait_for_turn,
 )
-from tests.server_helpers import running_server
+from tests.server_helpers import HTTP, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
 
@@ -42,11 +41,11 @@ def play_to_the_end(pages: list[Page]) -> None:
 
 
 def first_dealer(base: str, game_id: int) -> int:
-    return httpx.get(f"{base}/games/{game_id}/record.json").json()["rounds"][0]["dealer"]
+    return HTTP.get(f"{base}/games/{game_id}/record.json").json()["rounds"][0]["dealer"]
 
 
 def last_dealer(base: str, game_id: int) -> int:
-    return httpx.get(f"{base}/games/{game_id}/record.json").json()["rounds"][-1]["dealer"]
+    return HTTP.get(f"{base}/games/{game_id}/record.json").json()["rounds"][-1]["dealer"]
 
 
 def game_id(page: Page) -> int:
@@ -88,7 +87,7 @@ def test_the_same_four_play_again_when_everyone_accepts_and_not_when_one_decline
     expect(emil.get_by_test_id("rematch-text")).to_contain_text("You declined")
     # The decline is on both pages, so the server has handled it: and no game started after it.
     expect(nora.locator(RESULT)).to_be_visible()
-    assert "game 3" not in httpx.get(f"{jass_server}/games/{second}/").text
+    assert "game 3" not in HTTP.get(f"{jass_server}/games/{second}/").text
 
 
 def test_play_now_brings_people_together_and_bots_fill_the_rest(open_page, tmp_path):

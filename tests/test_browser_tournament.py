@@ -13,11 +13,11 @@ import json
 import re
 import time
 
-import httpx
 from playwright.sync_api import Page, expect
 
 from games import records
 from tests.browser_helpers import PHONE, become_guest, my_turn, screenshot, take_turn
+from tests.server_helpers import HTTP
 from tournaments import pairing
 
 pytest_plugins = ["tests.browser_helpers"]
@@ -66,7 +66,7 @@ def step(page: Page, seen: set[int]) -> bool:
 
 def standings_from_records(base: str, tournament_id: int, order: list[str]) -> list[tuple[str, int, int]]:
     """The standings recomputed from each game's record (downloaded, read back and replayed by the import's checks)."""
-    data = httpx.get(f"{base}/tournaments/{tournament_id}/standings.json").json()
+    data = HTTP.get(f"{base}/tournaments/{tournament_id}/standings.json").json()
     teams_of = {g["game"]: g["teams"] for g in data["games"]}
     results = []
     for match in data["matches"]:
@@ -76,7 +76,7 @@ def standings_from_records(base: str, tournament_id: int, order: list[str]) -> l
             continue
         points = {a: 0, b: 0}
         for game_id in match["games"]:
-            record = httpx.get(f"{base}/games/{game_id}/record.json").text
+            record = HTTP.get(f"{base}/games/{game_id}/record.json").text
             scores = records.check_record(records.parse_record(record)).state.scores
             for team, score in zip(teams_of[game_id], scores, strict=True):
                 points[team] += score
@@ -147,7 +147,7 @@ def test_four_teams_register_through_the_pages_and_play_a_three_round_swiss_tour
     ]  # fmt: skip
     assert shown == standings_from_records(jass_server, tournament_id, order)
     assert sum(points for _, points, _ in shown) == 6 * 2  # six matches, two match points each
-    data = json.loads(httpx.get(f"{jass_server}/tournaments/{tournament_id}/standings.json").text)
+    data = json.loads(HTTP.get(f"{jass_server}/tournaments/{tournament_id}/standings.json").text)
     assert len(data["games"]) == 6 and {g["status"] for g in data["games"]} == {"finished"}
     assert {frozenset(m["teams"]) for m in data["matches"]} == {
         frozenset(p) for p in (

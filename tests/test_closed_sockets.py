@@ -21,7 +21,7 @@ from autobahn.exception import Disconnected
 from games.live.consumers import FrameConsumer
 from games.live.protocol import Ping
 from tests.hostile_helpers import production_server
-from tests.server_helpers import wait_for
+from tests.server_helpers import HTTP, TLS, wait_for
 from tests.ws_helpers import guest_cookies
 
 SOCKETS = 100
@@ -32,7 +32,7 @@ TOKEN = "closed-sockets-metrics"
 
 def open_sockets(base: str) -> float:
     """The server's own count of open websockets (its /metrics), over every kind."""
-    text = httpx.get(base + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).text
+    text = HTTP.get(base + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).text
     return sum(float(value) for value in re.findall(r"^jassweb_open_sockets\{[^}]*\} (\S+)$", text, re.M))
 
 
@@ -102,7 +102,7 @@ def test_a_hundred_sockets_that_close_while_replies_are_in_flight_log_no_traceba
     limits = {"JASSWEB_LIMIT_MESSAGE_PERSON": "1000000/h", "JASSWEB_SOCKETS_PER_PERSON": "1000"}
     with production_server(tmp_path, JASSWEB_METRICS_TOKEN=TOKEN, **limits) as (base, log):
         cookies = guest_cookies(base, "Dropper")
-        with httpx.Client(base_url=base, cookies=cookies, follow_redirects=False) as http:
+        with httpx.Client(verify=TLS, base_url=base, cookies=cookies, follow_redirects=False) as http:
             data = {"name": "Drops", "mode": "standard", "target": "1000", "seat": "2"}
             created = http.post("/tables/new/", data={**data, "csrfmiddlewaretoken": cookies["csrftoken"]})
         table_id = int(created.headers["location"].rstrip("/").split("/")[-1])
@@ -111,7 +111,7 @@ def test_a_hundred_sockets_that_close_while_replies_are_in_flight_log_no_traceba
         # Once the server counts no open socket, every request it read has been answered or dropped.
         wait_for(lambda: open_sockets(base) == 0, 60, "the server to see every socket closed")
 
-        assert httpx.get(base + "/", timeout=10).status_code == 200
+        assert HTTP.get(base + "/", timeout=10).status_code == 200
         server_log = log()
         assert "Traceback" not in server_log, server_log[server_log.index("Traceback") - 500 :][:3000]
         assert not re.search(r"\bERROR\b", server_log), server_log[-3000:]

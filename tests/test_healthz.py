@@ -12,13 +12,12 @@ import signal
 import time
 import uuid
 
-import httpx
 import pytest
 from django.test import Client
 
 from bots import think
 from jassweb.health import _pool_restarts
-from tests.server_helpers import ServerProcess, bot_worker, free_port, migrate, wait_for
+from tests.server_helpers import HTTP, ServerProcess, bot_worker, free_port, migrate, wait_for
 from tests.services import postgres_database, require_redis
 from tests.ws_helpers import LiveClient, create_live_table, guest_cookies
 
@@ -26,7 +25,7 @@ PRODUCTION = {"JASSWEB_DEBUG": "0", "DJANGO_SECRET_KEY": "healthz-test-" + "k" *
 
 
 def health(base: str) -> tuple[int, dict]:
-    response = httpx.get(base + "/healthz", timeout=15)
+    response = HTTP.get(base + "/healthz", timeout=15)
     return response.status_code, response.json()
 
 

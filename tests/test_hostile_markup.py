@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.server_helpers import TLS
 from tests.test_consumers import play_as
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
@@ -112,7 +113,7 @@ async def _start_another_game(base: str, table_id: int, cookies: dict[str, str])
 
 
 def _import_with_markup(base: str, cookies: dict[str, str], game_id: int) -> int:
-    with httpx.Client(base_url=base, cookies=cookies, follow_redirects=False) as http:
+    with httpx.Client(verify=TLS, base_url=base, cookies=cookies, follow_redirects=False) as http:
         record = http.get(f"/games/{game_id}/record.json").json()
         for seat in record["seats"]:
             seat["name"] = RECORD_PLAYER if seat["position"] == 0 else seat["name"]

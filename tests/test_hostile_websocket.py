@@ -16,13 +16,13 @@ import re
 import string
 import time
 
-import httpx
 import pytest
 import websockets
 
 from games.engine import CARD_CODES
 from games.records import check_record
 from tests.hostile_helpers import production_server
+from tests.server_helpers import HTTP
 from tests.test_consumers import play_as
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
@@ -179,8 +179,8 @@ def test_ten_thousand_hostile_frames_leave_the_server_answering_and_the_game_sou
 
         # The server answers, and the game goes on to its end with legal moves.
         game_id = asyncio.run(_play_out(base, table_id, mallory, helper))
-        assert httpx.get(base + "/", timeout=10).status_code == 200
-        record = httpx.get(f"{base}/games/{game_id}/record.json", timeout=10).json()
+        assert HTTP.get(base + "/", timeout=10).status_code == 200
+        record = HTTP.get(f"{base}/games/{game_id}/record.json", timeout=10).json()
         checked = check_record(record)
         assert checked.status == "finished" and checked.state.over
         server_log = log()

@@ -17,7 +17,6 @@ import os
 import random
 from datetime import timedelta
 
-import httpx
 import pytest
 from django.utils import timezone
 from prometheus_client import REGISTRY
@@ -27,7 +26,7 @@ from games.engine import Action
 from games.live import limits, metrics, service, workers
 from games.models import Worker
 from jassweb.metrics import DatabaseCollector, forget_dead_processes
-from tests.server_helpers import ServerProcess, migrate
+from tests.server_helpers import HTTP, ServerProcess, migrate
 from tests.services import fetch_one, scale_out
 from tests.table_helpers import actor, make_players, make_table, start
 from tests.ws_helpers import LiveClient, after, at, close_all_clients, create_live_table, guest_cookies
@@ -214,7 +213,7 @@ def test_a_dead_process_s_live_gauges_are_dropped_and_a_live_one_s_kept(tmp_path
 
 def scrape(url: str) -> dict[str, float]:
     """Every sample of a server's /metrics: ``name{label="value",...}`` -> value."""
-    response = httpx.get(url + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    response = HTTP.get(url + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
     assert response.status_code == 200, response.text
     samples = {}
     for family in text_string_to_metric_families(response.text):
@@ -257,7 +256,7 @@ async def test_two_servers_count_every_move_once_while_a_game_plays(tmp_path):
         migrate(env)
         servers = [ServerProcess(env), ServerProcess(env)]
         try:
-            assert httpx.get(servers[0].url + "/metrics").status_code == 401
+            assert HTTP.get(servers[0].url + "/metrics").status_code == 401
             nora, emil = guest_cookies(servers[0].url, "Nora"), guest_cookies(servers[1].url, "Emil")
             table_id = create_live_table(servers[0].url, nora, mode="fair", round_count="2", seat="0")
             tabs = {0: await LiveClient.open(servers[0].url, table_id, nora, "Nora on server 1")}

@@ -24,7 +24,6 @@ import random
 import time
 from dataclasses import dataclass, field
 
-import httpx
 import pytest
 import websockets
 from asgiref.sync import sync_to_async
@@ -36,7 +35,7 @@ from games.live import service
 from games.live.events import publisher
 from games.models import Game, Table, table_group
 from jassweb.layers import ReconnectingRedisChannelLayer
-from tests.server_helpers import ServerProcess, bot_worker, migrate
+from tests.server_helpers import HTTP, ServerProcess, bot_worker, migrate
 from tests.services import OwnRedis, fetch_one, scale_out
 from tests.table_helpers import actor, make_players, make_table, start
 from tests.ws_helpers import Client, create_live_table, guest_cookies
@@ -129,13 +128,13 @@ def stored_games(database_url: str, table_ids: list[int]) -> dict[int, tuple[int
 
 
 def health(url: str) -> tuple[int, dict]:
-    response = httpx.get(url + "/healthz", timeout=10)
+    response = HTTP.get(url + "/healthz", timeout=10)
     return response.status_code, response.json()
 
 
 def metric(url: str, name: str, bot: str) -> float:
     """A counter's value for one bot, summed over every process (the servers' and the worker's)."""
-    text = httpx.get(url + "/metrics", timeout=10).text
+    text = HTTP.get(url + "/metrics", timeout=10).text
     return sum(
         sample.value
         for family in text_string_to_metric_families(text)

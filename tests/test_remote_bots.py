@@ -22,6 +22,7 @@ from games.models import Action as ActionRow
 from games.models import Fault, Game, GameSeat
 from tests.bot_helpers import jasskit_service, jasskit_stats
 from tests.bot_servers.faulty import FaultyBots
+from tests.server_helpers import HTTP
 from tests.table_helpers import make_players
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]  # real HTTP bot servers on loopback
@@ -411,12 +412,10 @@ def test_bot_urls_are_checked_for_form():
 
 
 def test_the_example_bot_plays_whole_games_without_a_fault():
-    import httpx
-
     from tests.bot_helpers import example_bot
 
     with example_bot() as url:
-        assert httpx.post(f"{url}/nowhere", json={}).status_code == 400  # a malformed request is refused
+        assert HTTP.post(f"{url}/nowhere", json={}).status_code == 400  # a malformed request is refused
         game = play(remote_table([url, "random", url, "random"], mode="fair", round_count=4), seed=8)
         assert game.status == Game.FINISHED and not game.faults.exists()  # moves, trumps and game_info all fine
         assert replayed(game).over

@@ -31,12 +31,11 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import httpx
 import pytest
 import websockets
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.server_helpers import ServerProcess, bot_worker, migrate
+from tests.server_helpers import HTTP, ServerProcess, bot_worker, migrate
 from tests.services import fetch_one, scale_out
 from tests.ws_helpers import create_live_table, guest_cookies
 
@@ -137,7 +136,7 @@ def wait_until_ready(url: str, timeout: float = 60.0) -> None:
     """Until the server's /healthz is 200: its database, channel layer and bot workers answer."""
     deadline = time.monotonic() + timeout
     while True:
-        response = httpx.get(url + "/healthz", timeout=5)
+        response = HTTP.get(url + "/healthz", timeout=5)
         workers = response.json()["checks"]["bot_workers"].get("workers", "")
         if response.status_code == 200 and "start with the first table" not in workers:
             return
@@ -297,7 +296,7 @@ def _everyone_saw_what_is_stored(database_url: str, people: list[Person]) -> boo
 
 def _leases_taken(url: str) -> dict[str, float]:
     """``jassweb_leases_taken_over_total`` by source, summed over every server process that ever ran."""
-    text = httpx.get(url + "/metrics", timeout=10).text
+    text = HTTP.get(url + "/metrics", timeout=10).text
     taken: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from django.test import Client
 
-from tests.server_helpers import running_server
+from tests.server_helpers import HTTP, running_server
 
 pytestmark = pytest.mark.services
 
@@ -21,10 +20,10 @@ def test_the_lobby_renders():
 
 def test_daphne_serves_the_lobby_and_static_files(tmp_path):
     with running_server({"JASSWEB_SQLITE_PATH": str(tmp_path / "db.sqlite3")}) as base:
-        page = httpx.get(base + "/")
+        page = HTTP.get(base + "/")
         assert page.status_code == 200
         assert "Jassweb" in page.text
-        css = httpx.get(base + "/static/css/jassweb.css")
+        css = HTTP.get(base + "/static/css/jassweb.css")
         assert css.status_code == 200
         assert css.headers["content-type"].startswith("text/css")
     assert (tmp_path / "db.sqlite3").stat().st_size > 0  # migrated

@@ -14,7 +14,7 @@ import re
 import httpx
 import pytest
 
-from tests.server_helpers import ServerProcess, migrate
+from tests.server_helpers import HTTP, TLS, ServerProcess, migrate
 from tests.services import scale_out
 from tests.ws_helpers import LiveClient, close_all_clients, create_live_table, guest_cookies
 
@@ -81,14 +81,16 @@ async def test_chat_play_again_and_play_now_across_two_servers():
             await b.send({"type": "rematch", "accept": True})
             view = await a.state(lambda v: v["game"] is not None and v["game"]["id"] != first_game, 30)
             assert view["game"]["status"] == "running"
-            page = httpx.get(f"{first.url}/games/{first_game}/", timeout=30).text
+            page = HTTP.get(f"{first.url}/games/{first_game}/", timeout=30).text
             assert "Played again by the same four" in page
 
             # Play now on both servers: one table, filled by bots on a heartbeat, started.
             anna, beat = guest_cookies(first.url, "Anna"), guest_cookies(second.url, "Beat")
             tables = []
             for server, cookies in ((first, anna), (second, beat)):
-                with httpx.Client(base_url=server.url, cookies=cookies, follow_redirects=False, timeout=30) as http:
+                with httpx.Client(
+                    verify=TLS, base_url=server.url, cookies=cookies, follow_redirects=False, timeout=30
+                ) as http:
                     response = http.post(
                         "/play-now/", data={"csrfmiddlewaretoken": cookies["csrftoken"], "bot": "rules"}
                     )

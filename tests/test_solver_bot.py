@@ -18,6 +18,7 @@ from games.engine import CARD_CODES, GameConfig, GameState, RoundState
 from games.engine.fair import random_deal
 from games.hslu import encode_observation
 from tests.bot_helpers import example_bot
+from tests.server_helpers import HTTP
 
 
 class _SmallSolverBot(SolverBot):
@@ -143,10 +144,8 @@ def test_it_beats_random_clearly():
 
 @pytest.mark.services
 def test_the_example_server_serves_it_as_an_hslu_bot():
-    import httpx
-
     state = _late_position(9, 14)
     obs = state.observation(state.player)
     with example_bot("--bot", "solver") as url:
-        reply = httpx.post(f"{url}/play_card", json=encode_observation(obs), timeout=10).json()
+        reply = HTTP.post(f"{url}/play_card", json=encode_observation(obs), timeout=10).json()
     assert CARD_CODES.index(reply["card"]) in obs.legal_cards()

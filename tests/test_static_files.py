@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jassweb.staticfiles import HashedStaticStorage
-from tests.server_helpers import ROOT, _server_env, running_server
+from tests.server_helpers import ROOT, TLS, _server_env, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
 
@@ -72,7 +72,7 @@ def asset_urls(html: str) -> list[str]:
 @pytest.mark.services
 def test_table_page_assets_are_hashed_compressed_and_cached_for_good(served):
     base, table = served
-    http = httpx.Client(base_url=base)  # one connection for all: the assets, not the handshakes, are tested
+    http = httpx.Client(verify=TLS, base_url=base)  # one connection for all: the assets, not the handshakes, are tested
     html = http.get(f"/tables/{table}/").text
     urls = asset_urls(html)
     assert any(u.endswith(".css") for u in urls) and any("/table." in u for u in urls), urls

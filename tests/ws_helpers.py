@@ -19,6 +19,7 @@ from django.contrib.sessions.backends.db import SessionStore
 
 from games.live.identity import GUEST_SESSION_KEY
 from games.models import Player
+from tests.server_helpers import TLS
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 PASSING = frozenset({"state", "chat_history", "chat"})  # frames that may come between a request and its reply
@@ -233,7 +234,7 @@ async def close_all_clients() -> None:
 
 def guest_cookies(base: str, nickname: str) -> dict[str, str]:
     """Become a guest on a live server through its pages; return the session cookies."""
-    with httpx.Client(base_url=base, follow_redirects=False) as http:
+    with httpx.Client(verify=TLS, base_url=base, follow_redirects=False) as http:
         http.get("/")
         token = http.cookies.get("csrftoken")
         assert token, "the lobby sets a CSRF cookie"
@@ -244,7 +245,7 @@ def guest_cookies(base: str, nickname: str) -> dict[str, str]:
 
 def create_live_table(base: str, cookies: dict[str, str], **fields: str) -> int:
     """Open a table through the lobby form; return its id."""
-    with httpx.Client(base_url=base, cookies=cookies, follow_redirects=False) as http:
+    with httpx.Client(verify=TLS, base_url=base, cookies=cookies, follow_redirects=False) as http:
         data = {"name": "Live table", "mode": "standard", "target": "1000", "seat": "2", **fields}
         response = http.post("/tables/new/", data={**data, "csrfmiddlewaretoken": cookies["csrftoken"]})
         assert response.status_code == 302 and "/tables/" in response.headers["location"], response.text[:300]
