@@ -119,8 +119,13 @@ class SolverBot(MCTSStrongBot):
     def warm_up(cls) -> None:
         """Compile (or load) the search and the solver's kernels now, e.g. when a worker process starts."""
         super().warm_up()
+        # Any position runs every kernel of a solve (numba compiles or loads a kernel's whole call tree at its
+        # first call); one with three tricks left costs milliseconds, where the first card of a deal cost
+        # 0.45 s of CPU in every bot process that started.
         state = RoundState.deal([0x1FF << (9 * seat) for seat in range(4)], 0).apply(Action.trump(0))
-        Solver(bits=10).card_values(state.play_unchecked(0))
+        while state.cards_played < 24:
+            state = state.play_unchecked(next(iter_cards(state.legal_mask())))
+        Solver(bits=10).card_values(state)
 
 
 def position(obs: Observation, hands: tuple[int, int, int, int]) -> RoundState:
