@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -40,6 +41,14 @@ NICENESS = 10  # workers' niceness: CPU weight 110 against the server's 1024
 
 # The analysis worker yields to live bots' searches too (JASSWEB_ANALYSIS_NICENESS; 0 keeps the server's priority).
 ANALYSIS_NICENESS = int(os.environ.get("JASSWEB_ANALYSIS_NICENESS", "15"))
+
+# "eager" (the default): a worker prepares every built-in bot when it starts, so that a searching bot's first
+# move is searched. "lazy": each bot the first time it is asked to move (a searching bot's first moves are then
+# the rule bot's while its kernels load): a server whose tables seat only simple bots never loads the search
+# kernels, 1.5 s of CPU per bot process, as the tests' servers (over 60 start in a run).
+WARM_UP = os.environ.get("JASSWEB_BOT_WARM_UP", "eager")
+if WARM_UP not in ("eager", "lazy"):
+    raise ValueError(f"JASSWEB_BOT_WARM_UP must be 'eager' or 'lazy', got {WARM_UP!r:.20}")
 
 _bots: dict[str, Bot] = {}
 _pool: ProcessPoolExecutor | None = None
@@ -66,6 +75,8 @@ def _bot(name: str) -> Bot:
     bot = _bots.get(name)
     if bot is None:
         bot = _bots[name] = get_bot(name)
+        if WARM_UP == "lazy":
+            _prepare_in_background([type(bot)])
     return bot
 
 
@@ -92,26 +103,38 @@ def lower_priority() -> None:
 
 
 def warm_up(server: int | None = None) -> None:
-    """Prepare every built-in bot in this process (compiled kernels, tables) before the first move."""
+    """Prepare every built-in bot in this process (compiled kernels, tables) before the first move, or with
+    ``JASSWEB_BOT_WARM_UP=lazy`` none yet (``_bot`` prepares each when it is first asked for)."""
     if server is not None:
         threading.Thread(target=_exit_with, args=(server,), daemon=True, name="server-watch").start()
     lower_priority()
-    from bots.registry import IMPLEMENTATIONS
+    if WARM_UP == "lazy":
+        return
+    from bots.registry import IMPLEMENTATIONS, bot_class
 
     for name in IMPLEMENTATIONS:
         _bot(name)
     # Compiling (or loading) the search kernels takes seconds on a fresh machine: do it beside the first
     # moves, not before them, so that a table of simple bots never waits for it.
-    threading.Thread(target=_prepare_all, daemon=True, name="bot-warm-up").start()
+    _prepare_in_background([bot_class(name) for name in IMPLEMENTATIONS])
+
+
+def _preparers(classes: Iterable[type[Bot]]) -> list[Callable[[], None]]:
+    """The ``warm_up`` of each class that has one (the search bots: compile or load their kernels)."""
+    return [prepare for cls in classes if callable(prepare := getattr(cls, "warm_up", None))]
+
+
+def _prepare_in_background(classes: Iterable[type[Bot]]) -> None:
+    steps = _preparers(classes)
+    if steps:
+        threading.Thread(target=lambda: [step() for step in steps], daemon=True, name="bot-warm-up").start()
 
 
 def _prepare_all() -> None:
     from bots.registry import IMPLEMENTATIONS, bot_class
 
-    for cls in map(bot_class, IMPLEMENTATIONS):
-        prepare = getattr(cls, "warm_up", None)
-        if callable(prepare):
-            prepare()
+    for step in _preparers(map(bot_class, IMPLEMENTATIONS)):
+        step()
 
 
 def think(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | None = None) -> Action:

@@ -109,9 +109,18 @@ def _drop_quietly(name: str) -> None:
 def _server_env(env: dict[str, str]) -> dict[str, str]:
     # Tests play many rounds: no summary pause unless a test asks for one, and no analysis of every
     # game that ends (minutes of CPU each) unless a test is about it. One bot process per server unless a
-    # test asks for more: each loads every search kernel (2.3 s of CPU), over 60 servers start in a run,
-    # and their bots (random and rule bots, mostly) never keep one process busy.
-    merged = {"JASSWEB_ROUND_PAUSE_S": "0", "JASSWEB_ANALYSIS": "0", "JASSWEB_BOT_WORKERS": "1", **os.environ, **env}
+    # test asks for more (over 60 servers start in a run, and their bots, random and rule bots mostly, never
+    # keep one process busy), and it prepares a bot the first time that bot is asked to move
+    # (JASSWEB_BOT_WARM_UP=lazy): a server whose tables seat only simple bots never loads the search kernels
+    # (1.5 s of CPU each).
+    merged = {
+        "JASSWEB_ROUND_PAUSE_S": "0",
+        "JASSWEB_ANALYSIS": "0",
+        "JASSWEB_BOT_WORKERS": "1",
+        "JASSWEB_BOT_WARM_UP": "lazy",
+        **os.environ,
+        **env,
+    }
     merged.pop("DJANGO_SETTINGS_MODULE", None)
     return merged
 

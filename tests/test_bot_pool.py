@@ -8,6 +8,7 @@ import os
 import signal
 import statistics
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -129,3 +130,46 @@ def test_workers_leave_the_cores_to_the_server_first():
     think.start()
     levels = {think.pool().submit(os.nice, 0).result(timeout=60) for _ in range(8)}
     assert levels == {min(19, os.nice(0) + think.NICENESS)}  # the server (here: the test process) keeps its own
+
+
+WARM_UP_PROBE = """
+import sys, time
+from bots import think
+from games.engine import GameConfig, GameState
+
+think.warm_up()
+print("after start:", "bots.mcts" in sys.modules)
+state = GameState.new(GameConfig(seed=3))
+obs = state.observation(state.player)
+think.think("rules", obs, (3, 0, state.player))
+print("after a rule bot's move:", "bots.mcts" in sys.modules)
+think.think("mcts-fast", obs, (3, 0, state.player), deadline=time.time() + 1)
+from bots import mcts
+deadline = time.time() + 120
+while not mcts._compiled and time.time() < deadline:
+    time.sleep(0.02)
+print("kernels loaded:", mcts._compiled)
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        # A server's workers prepare every built-in bot when they start (the default)...
+        ("eager", ["after start: True", "after a rule bot's move: True", "kernels loaded: True"]),
+        # ...or each bot when it is first asked to move: simple bots' tables never load the search kernels.
+        ("lazy", ["after start: False", "after a rule bot's move: False", "kernels loaded: True"]),
+    ],
+)
+def test_a_worker_prepares_every_bot_at_its_start_or_each_when_first_asked(mode, expected):
+    env = {**os.environ, "JASSWEB_BOT_WARM_UP": mode}
+    run = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == expected
+
+
+def test_an_unknown_warm_up_mode_is_refused_by_name():
+    env = {**os.environ, "JASSWEB_BOT_WARM_UP": "soon"}
+    run = subprocess.run([sys.executable, "-c", "import bots.think"], env=env, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "JASSWEB_BOT_WARM_UP must be 'eager' or 'lazy', got 'soon'" in run.stderr
