@@ -592,6 +592,8 @@ class Driver:
             player, self._player, self._loop = self._player, None, None
             if player is not None:
                 self._retired = player
+        if player is None and not tasks and not games:
+            return  # handed over already (a stopping server's drain, then ``stop``): not a second wait
         for game in games:
             game._cancel_timers()
         loop = asyncio.get_running_loop()

@@ -12,7 +12,9 @@ another server took them. Instead, once the server runs (its first HTTP request,
    (``bots.runner.Driver.stop``);
 3. ask every websocket to reconnect (close code 1012): the pages reconnect, through
    the balancer, to a server that runs, and resync there;
-4. exit, once the sockets are closed (at most ``SOCKETS_GRACE_S``).
+4. exit, once the sockets are closed (at most ``SOCKETS_GRACE_S``); a thread still blocked
+   (a database call waiting for a connection to a database that is down) holds the exit up
+   for at most ``EXIT_GRACE_S``.
 
 A second SIGTERM (or SIGINT) while draining stops at once, as before.
 """
@@ -25,6 +27,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from types import FrameType
@@ -33,6 +36,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 SOCKETS_GRACE_S = 3.0  # how long the closing sockets may take to say goodbye
+EXIT_GRACE_S = 2.0  # how long threads still blocked after the stop may hold the process up
 _state = {"installed": False, "draining": False}
 
 
@@ -125,4 +129,14 @@ async def drain() -> None:
         from prometheus_client.multiprocess import mark_process_dead
 
         mark_process_dead(os.getpid(), metrics.MULTIPROCESS_DIR)  # its open sockets are no longer open
+    # Python's exit waits for the threads of the database executor, and one blocked on a database that is down
+    # waits for the pool's timeout (30 s): everything that mattered is done, so the exit waits at most a little.
+    threading.Thread(target=_exit_after, args=(EXIT_GRACE_S,), daemon=True, name="exit-watch").start()
     _reactor().stop()
+
+
+def _exit_after(seconds: float) -> None:
+    time.sleep(seconds)
+    log.warning("stopping: threads still blocked %.1f s after the stop (a database down?); exiting now", seconds)
+    logging.shutdown()
+    os._exit(0)
