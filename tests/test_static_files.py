@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jassweb.staticfiles import HashedStaticStorage
-from tests.server_helpers import ROOT, TLS, _server_env, running_server
+from tests.server_helpers import ROOT, TLS, _server_env, migrate, running_server
 
 pytest_plugins = ["tests.browser_helpers"]
 
@@ -30,12 +30,12 @@ A_YEAR = 365 * 24 * 3600
 
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], int]:
-    """A database with one table, and the static files collected into a folder of this module."""
+    """A database with one table; the static files are those ``make test`` collected (``staticfiles/``, as for
+    every browser test: a second collection into a folder of this module cost 12 s of CPU)."""
     folder = tmp_path_factory.mktemp("static")
-    env = {"JASSWEB_SQLITE_PATH": str(folder / "db.sqlite3"), "JASSWEB_STATIC_ROOT": str(folder / "root")}
+    env = {"JASSWEB_SQLITE_PATH": str(folder / "db.sqlite3")}
     run: dict[str, Any] = {"cwd": ROOT, "env": _server_env(env), "check": True, "capture_output": True, "text": True}
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], **run)
+    migrate(env)
     made = subprocess.run(
         [
             sys.executable,
