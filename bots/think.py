@@ -127,14 +127,18 @@ def _preparers(classes: Iterable[type[Bot]]) -> list[Callable[[], None]]:
 def _prepare_in_background(classes: Iterable[type[Bot]]) -> None:
     steps = _preparers(classes)
     if steps:
-        threading.Thread(target=lambda: [step() for step in steps], daemon=True, name="bot-warm-up").start()
+        threading.Thread(target=_run_each, args=(steps,), daemon=True, name="bot-warm-up").start()
+
+
+def _run_each(steps: list[Callable[[], None]]) -> None:
+    for step in steps:
+        step()
 
 
 def _prepare_all() -> None:
     from bots.registry import IMPLEMENTATIONS, bot_class
 
-    for step in _preparers(map(bot_class, IMPLEMENTATIONS)):
-        step()
+    _run_each(_preparers(map(bot_class, IMPLEMENTATIONS)))
 
 
 def think(name: str, obs: Observation, seed: tuple[int, ...], deadline: float | None = None) -> Action:
