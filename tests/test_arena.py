@@ -14,7 +14,7 @@ from bots.arena import Summary, mean_interval, play_game, schedule, t_quantile_9
 from games.engine import GameState
 from games.live.service import load_state
 from games.models import Game
-from tests.bot_helpers import jasskit_service
+from tests.bot_helpers import jasskit_service, jasskit_stats
 from tests.bot_servers.faulty import FaultyBots
 from tests.engine_helpers import held_weis
 
@@ -109,9 +109,10 @@ def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
             "--time-per-move",
             "30",
         )
+        answered = jasskit_stats(base)  # by path and status: tells a refused request from one never answered
     assert FINAL.match(lines[-1]), lines[-1]
     rows = [line for line in lines[:-1] if line.startswith(f"{base}/arena ")]
-    assert len(rows) == 1 and rows[0].split()[-1] == "0", "jass-kit's bot answers every request: no fault"
+    assert len(rows) == 1 and rows[0].split()[-1] == "0", f"jass-kit's bot answers every request: {answered}"
 
 
 @pytest.mark.services
