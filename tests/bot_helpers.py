@@ -16,16 +16,19 @@ from tests.server_helpers import HTTP, ROOT, free_port
 
 
 @contextmanager
-def jasskit_service(*names: str, timeout: float = 20.0):
+def jasskit_service(*names: str, timeout: float = 20.0, lawful: bool = False):
     """Run jass-kit's Flask player service with random agents called ``names``; yield its base URL.
 
     ``{base}/{name}`` is a jass-kit-dialect bot, ``{base}/spec/{name}`` the same agent on the spec's paths.
+    ``lawful``: the agents never play the under-trump jass-kit's rules wrongly allow (a test that asks for no
+    fault at all; the others tell that fault apart, e.g. tests/test_remote_bots.py's ``jasskit_undertrump``).
     """
     tiers.require("services", "jass-kit's player service")
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"jasskit-{port}-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.bot_servers.jasskit_service", "--port", str(port), *names],
+        [sys.executable, "-m", "tests.bot_servers.jasskit_service", "--port", str(port), *names]
+        + (["--lawful"] if lawful else []),
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -90,7 +90,7 @@ def test_arena_without_store_writes_nothing():
 
 @pytest.mark.services
 def test_arena_plays_an_hslu_bot_by_url_in_a_worker():
-    with jasskit_service("arena") as base:
+    with jasskit_service("arena", lawful=True) as base:
         lines = arena(
             "--team",
             f"{base}/arena",

@@ -20,16 +20,36 @@ import logging
 import threading
 from collections import Counter
 
+import numpy as np
 from flask import jsonify, request
 from jass.agents.agent_random_schieber import AgentRandomSchieber
+from jass.game.game_observation import GameObservation
 from jass.service import player_service_route as routes
 from jass.service.player_service_app import PlayerServiceApp
 
+from games.engine import legal_mask
 
-def make_app(names: list[str]) -> PlayerServiceApp:
+
+class LawfulRandomSchieber(AgentRandomSchieber):
+    """jass-kit's random player, its card drawn from the cards both rule books allow (``--lawful``).
+
+    jass-kit 2.0.5 lets the fourth hand under-trump in a side-suit trick ruffed twice (jass-kit-py issue 10,
+    tests/test_jasskit_differential.py), which the engine refuses as an illegal card: a fault, now and then, in a
+    test that asks for none. Only its choice of card changes; its routes, parsing and answers are jass-kit's.
+    """
+
+    def action_play_card(self, obs: GameObservation) -> int:
+        valid = np.flatnonzero(self._rule.get_valid_cards_from_obs(obs))
+        hand = sum(1 << int(card) for card in np.flatnonzero(obs.hand))
+        trick = tuple(int(card) for card in obs.current_trick[: obs.nr_cards_in_trick])
+        ours = legal_mask(hand, trick, int(obs.trump))
+        return int(self._rng.choice([card for card in valid if ours >> int(card) & 1]))
+
+
+def make_app(names: list[str], lawful: bool = False) -> PlayerServiceApp:
     app = PlayerServiceApp("jasskit_test_service")
     for name in names:
-        app.add_player(name, AgentRandomSchieber())
+        app.add_player(name, LawfulRandomSchieber() if lawful else AgentRandomSchieber())
     spec_routes = {
         "select_trump": routes.action_trump,
         "play_card": routes.action_play_card,
@@ -58,9 +78,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("names", nargs="+")
+    parser.add_argument("--lawful", action="store_true", help="never the under-trump jass-kit wrongly allows")
     args = parser.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    make_app(args.names).run(host="127.0.0.1", port=args.port, threaded=True)
+    make_app(args.names, lawful=args.lawful).run(host="127.0.0.1", port=args.port, threaded=True)
 
 
 if __name__ == "__main__":
