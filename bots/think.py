@@ -110,13 +110,11 @@ def warm_up(server: int | None = None) -> None:
     lower_priority()
     if WARM_UP == "lazy":
         return
-    from bots.registry import IMPLEMENTATIONS, bot_class
+    from bots.registry import IMPLEMENTATIONS
 
-    for name in IMPLEMENTATIONS:
-        _bot(name)
     # Compiling (or loading) the search kernels takes seconds on a fresh machine: do it beside the first
     # moves, not before them, so that a table of simple bots never waits for it.
-    _prepare_in_background([bot_class(name) for name in IMPLEMENTATIONS])
+    _prepare_in_background([type(_bot(name)) for name in IMPLEMENTATIONS])
 
 
 def _preparers(classes: Iterable[type[Bot]]) -> list[Callable[[], None]]:
