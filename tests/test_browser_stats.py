@@ -92,4 +92,12 @@ def test_statistics_ratings_and_profiles_fit_a_phone(open_page):
     page.get_by_test_id("leaderboard-row").first.get_by_role("link").click()
     expect(page.get_by_test_id("rating-history").locator("svg")).to_be_visible()
     fits(page, PHONE["width"])
+    # The profile's games are cards on a phone, as the game lists: who played takes the card's width, not a
+    # column a word wide.
+    games = page.get_by_test_id("profile-game")
+    expect(games).to_have_count(5)
+    assert games.evaluate_all("rows => rows.map(r => getComputedStyle(r).display)") == ["grid"] * 5
+    teams = games.evaluate_all("rows => rows.map(r => r.querySelector('.game-team').getBoundingClientRect().width)")
+    assert min(teams) > PHONE["width"] * 0.6, teams
+    expect(games.first.locator(".game-score")).to_be_visible()
     screenshot(page, "profile-phone")

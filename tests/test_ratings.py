@@ -221,6 +221,31 @@ def test_profile_shows_rating_history_games_and_accuracy_when_analysed():
     assert "87.5%" in page and "not analysed yet" not in page
 
 
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en", "No rated games yet. Play a fair game at a public table."), ("de", "Noch keine gewerteten Spiele.")],
+)
+def test_a_profile_without_rated_games_says_so_in_the_pages_language_and_draws_no_chart(language, words):
+    client, nora = guest("Nora")
+    game = finished_game(nora, [nora, "random", "rules", "random"], seed=16, mode="standard", target=150)
+    assert not game.rated
+    client.cookies["django_language"] = language
+    page = client.get(f"/players/{Competitor.objects.get(player=nora).pk}/").content.decode()
+    assert f'data-game-id="{game.pk}"' in page
+    history = page.split('data-testid="rating-history"')[1].split("</section>")[0]
+    assert words in history and "<svg" not in history
+    assert "0 rated games" not in page and "0 gewerteten" not in page
+
+
+def test_the_empty_rating_chart_speaks_the_pages_language():
+    from django.utils import translation
+
+    from games.pages import charts
+
+    with translation.override("fr"):
+        assert "Pas encore de partie classée" in charts.line_with_band([], "history")
+
+
 def test_a_private_game_shows_on_a_profile_only_to_those_who_may_see_it():
     nora_client, nora = guest("Nora")
     emil_client, _ = guest("Emil")

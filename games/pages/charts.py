@@ -171,7 +171,7 @@ def line_with_band(points: Sequence[Point], label: str) -> SafeString:
     plot_h = height - top - bottom
     plot_w = WIDTH - left - right
     if not points:
-        return _svg(40, label, [_text(WIDTH / 2, 24, "No rated games yet", "middle", "axis")])
+        return _svg(40, label, [_text(WIDTH / 2, 24, gettext("No rated games yet"), "middle", "axis")])
     low = _nice_floor(min(p.value - p.spread for p in points))
     step = 5 * math.ceil((max(p.value + p.spread for p in points) - low) / 20) or 5  # four grid steps of 5s
     high = low + 4 * step
