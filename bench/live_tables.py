@@ -1220,8 +1220,11 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                 before = sample_cpu(pids, aux, generator_pids)
                 # For a profiler attached by hand: when the window opens, and to which processes.
                 servers_named = ",".join(str(pid) for pid in pids)
-                print(f"  {target} {pace} {tables} tables: window of {args.seconds:.0f} s, servers {servers_named}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {target} {pace} {tables} tables: window of {args.seconds:.0f} s, servers {servers_named}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 clients.all({"cmd": "window_start"}, 30)
                 time.sleep(args.seconds)
                 replies = clients.all({"cmd": "window_end"}, 60)
