@@ -237,6 +237,19 @@ def test_a_profile_without_rated_games_says_so_in_the_pages_language_and_draws_n
     assert "0 rated games" not in page and "0 gewerteten" not in page
 
 
+def test_a_profile_names_the_built_in_bots_in_the_pages_language():
+    """A German profile of the rule bot said "Wertung von Rule-based bot", "mit itself" and "gegen Random bot"."""
+    _client, nora = guest("Nora")
+    finished_game(nora, [nora, "random", "rules", "random"], seed=17, round_count=2)  # the random bot on both seats
+    client = Client()
+    client.cookies["django_language"] = "de"
+    page = client.get(f"/players/{Competitor.objects.get(bot='random').pk}/").content.decode()
+    assert 'aria-label="Wertung von Bot «Zufall» nach jedem gewerteten Spiel"' in page
+    assert "auf beiden Plätzen seines Teams" in page and "gegen Nora, Bot «Regelbasiert»" in page
+    for english in ("itself", "Random bot", "Rule-based bot"):
+        assert english not in page, english
+
+
 def test_the_empty_rating_chart_speaks_the_pages_language():
     from django.utils import translation
 

@@ -207,6 +207,22 @@ def test_the_page_shows_the_tables_and_the_charts(known_games):
     assert f'<td class="num" data-label="Games">{overall.games}</td>' in page
 
 
+@pytest.mark.parametrize(
+    ("language", "rules_bot", "random_bot"),
+    [("en", "Rule-based bot", "Random bot"), ("de", "Bot «Regelbasiert»", "Bot «Zufall»")],
+)
+def test_the_page_names_the_built_in_bots_in_its_language(known_games, language, rules_bot, random_bot):
+    """As the ratings, the game lists and the tables do: "Rule-based bot" was left in English on a German page."""
+    client = Client()
+    client.cookies["django_language"] = language
+    page = client.get("/stats/").content.decode()
+    for name in (rules_bot, random_bot):
+        assert f'scope="row">{name}</th>' in page  # Table 4.1
+        assert f">{name}</text>" in page  # the charts
+    if language != "en":
+        assert "Rule-based bot" not in page and "Random bot" not in page
+
+
 def test_private_games_stay_out_of_the_public_statistics(known_games):
     public, private = known_games
     assert GameSummary.objects.get(pk=private.pk).private

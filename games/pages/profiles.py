@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 from games import access
 from games.models import Competitor, Game, GameSeat, Player, RatingChange, TeamMember
 from games.pages import charts, stored_analyses
-from games.pages.names import local_bot_label
+from games.pages.names import local_bot_label, local_player_name
 from games.pages.stats import wilson
 from games.summaries.ratings import SIGMAS_SHOWN
 
@@ -89,7 +89,7 @@ def _history_chart(competitor: Competitor) -> tuple[Any, int]:
     if changes and kept[-1] is not changes[-1]:
         kept.append(changes[-1])
     points = [charts.Point(date_format(c["at"], "DATE_FORMAT"), c["mu"], SIGMAS_SHOWN * c["sigma"]) for c in kept]
-    title = gettext("Rating of {name} after each rated game").format(name=competitor.name)
+    title = gettext("Rating of {name} after each rated game").format(name=display_name(competitor))
     return charts.line_with_band(points, title), len(changes)
 
 
@@ -106,8 +106,9 @@ def _game_rows(members: list[TeamMember], accuracy: dict[tuple[int, int], float]
             {
                 "game": game,
                 "mode": game.mode,
-                "partner": ", ".join(s.name for s in mine if s.position not in held) or "itself",
-                "opponents": ", ".join(s.name for s in seats if s.position % 2 != member.team),
+                # No partner: it held both seats of its team (a bot can).
+                "partner": ", ".join(local_player_name(s) for s in mine if s.position not in held),
+                "opponents": ", ".join(local_player_name(s) for s in seats if s.position % 2 != member.team),
                 "score": (points[member.team], points[1 - member.team]),
                 "result": "draw" if member.drawn else ("won" if member.won else "lost"),
                 "advantage": member.advantage,

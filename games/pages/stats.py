@@ -23,6 +23,7 @@ from games.models import (
     GameSummary,
     TypeResult,
 )
+from games.pages.names import local_bot_label
 from games.summaries.rows import ARENA, PEOPLE, TABLE, type_label
 
 # -- the statistics page ---------------------------------------------------------------------------
@@ -64,6 +65,14 @@ class Filters:
         if self.source != "all":
             condition &= Q(source=self.source)
         return condition
+
+
+def _type_label(key: str) -> str:
+    """A player type in the page's language: a built-in bot by its translated name ("Bot «Regelbasiert»")."""
+    kind, _, name = key.partition(":")
+    if kind == SeatKind.BOT:
+        return local_bot_label(name)
+    return type_label(key)
 
 
 def _date(value: object) -> date | None:
@@ -301,13 +310,13 @@ def page_data(filters: Filters) -> dict[str, Any]:
     parts = []
     for part, title, note in PARTS:
         rows = [
-            {"key": key, "label": type_label(key), "cell": cells[part]}
+            {"key": key, "label": _type_label(key), "cell": cells[part]}
             for key, cells in sorted(types.items(), key=lambda item: _type_order(item[0]))
             if cells[part].games
         ]
         parts.append({"key": part, "title": str(title), "note": str(note), "rows": rows})
     decisive_rows = [
-        {"key": key, "label": type_label(key), "cell": cell}
+        {"key": key, "label": _type_label(key), "cell": cell}
         for key, cell in sorted(decisive.items(), key=lambda item: _type_order(item[0]))
     ]
 
@@ -327,7 +336,7 @@ def page_data(filters: Filters) -> dict[str, Any]:
             counts = calls[key][outcome]
             call_rows.append(
                 charts.StackedRow(
-                    type_label(key),
+                    _type_label(key),
                     str(OUTCOMES[outcome]),
                     [(str(name), counts.get(group, 0)) for group, name in CALL_GROUPS],
                 )
