@@ -96,7 +96,8 @@ def test_statistics_ratings_and_profiles_fit_a_phone(open_page):
     # column a word wide.
     games = page.get_by_test_id("profile-game")
     expect(games).to_have_count(5)
-    assert games.evaluate_all("rows => rows.map(r => getComputedStyle(r).display)") == ["grid"] * 5
+    for row in range(5):  # waits for the page's style sheets, which the click's navigation may still be loading
+        expect(games.nth(row)).to_have_css("display", "grid")
     teams = games.evaluate_all("rows => rows.map(r => r.querySelector('.game-team').getBoundingClientRect().width)")
     assert min(teams) > PHONE["width"] * 0.6, teams
     expect(games.first.locator(".game-score")).to_be_visible()
