@@ -114,6 +114,25 @@ def test_every_page_of_a_tournament_renders_in_every_state_format_and_language(s
     assert words[state][language] in page
 
 
+def test_teams_of_built_in_bots_named_by_default_are_named_in_the_pages_language():
+    """A German page said "Rule-based" and "Random" for teams the page names "Regelbasiert" and "Zufall" elsewhere;
+    a name someone gave a team, and the downloads, stay as written."""
+    tournament = bot_tournament({"Rule-based": "rules", "Random": "random", "Rule-based Zürich": "rules"})
+    service.start(tournament.pk, None)
+    play_out(tournament.pk)
+    client = Client(headers={"accept-language": "de"})
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    standings = page.split('data-testid="standings"')[1].split("</table>")[0]
+    crosstable = page.split('data-testid="crosstable"')[1].split("</table>")[0]
+    for part in (standings, crosstable):
+        assert ">Regelbasiert<" in part or ". Regelbasiert<" in part, part
+        assert "Zufall" in part and "Rule-based Zürich" in part
+        assert not re.search(r">(\d+\. )?(Rule-based|Random)<", part)
+    assert 'data-team="Rule-based"' in standings  # what tests and scripts find a team by stays its stored name
+    data = json.loads(client.get(f"/tournaments/{tournament.pk}/standings.json").content)
+    assert {s["team"] for s in data["standings"]} == {"Rule-based", "Random", "Rule-based Zürich"}
+
+
 def test_the_standings_download_as_json_and_as_a_csv_a_spreadsheet_opens():
     tournament = bot_tournament({"Zürich": "rules", "Genève": "random"})
     service.start(tournament.pk, None)

@@ -124,6 +124,19 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/new.html", context)
 
 
+def _team_name(entrant: Entrant, members: list[Member]) -> str:
+    """A team's name as the page shows it: the name a team of built-in bots got by default ("Rule-based", "Random
+    & Rule-based") in the page's language; any other name as it was given."""
+    bots = [m.bot for m in members]
+    if not bots or not all(bot in builtin_bots() for bot in bots):
+        return entrant.name
+    if len(set(bots)) == 1:
+        bots = bots[:1]  # one bot on both seats: named once (tournaments.service)
+    if entrant.name != " & ".join(builtin_bots()[bot].label for bot in bots):
+        return entrant.name
+    return " & ".join(_bot_label(bot) for bot in bots)
+
+
 def _member_view(member: Member) -> dict[str, Any]:
     if member.player_id is not None:
         assert member.player is not None
@@ -140,6 +153,7 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
     progress = service.load(tournament)
     data = report.summary(tournament, progress)
     members = report.members_of(tournament)
+    names = {e.pk: _team_name(e, members.get(e.pk, [])) for e in progress.entrants}
     entrants = []
     for entrant in progress.entrants:
         if entrant.status == Entrant.DROPPED:
@@ -152,8 +166,9 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
         entrants.append(
             {
                 "entrant": entrant,
+                "name": names[entrant.pk],
                 # Members are named beside the team only when its name does not say them already.
-                "named_by_members": entrant.name in (labels, seats[0]["name"] if seats else ""),
+                "named_by_members": names[entrant.pk] in (labels, seats[0]["name"] if seats else ""),
                 # A bot on both seats is shown once.
                 "seats": seats[:1]
                 if len(seats) == 2 and seats[0]["kind"] != "person" and seats[0] == seats[1]
@@ -162,7 +177,6 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
                 "players": " ".join(str(s["player"]) for s in seats if s.get("player")),
             }
         )
-    names = {e.pk: e.name for e in progress.entrants}
     players = {
         e.pk: " ".join(str(m.player_id) for m in members.get(e.pk, []) if m.player_id) for e in progress.entrants
     }
@@ -196,6 +210,8 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
         )
     rounds.reverse()  # the round being played first
     ranked_ids = [e.pk for line in progress.standings() for e in progress.entrants if e.order == line.team]
+    for line, entrant_id in zip(data["standings"], ranked_ids, strict=True):  # both in the order of the standings
+        line["shown"] = names[entrant_id]
     remote = any(m.remote_url for group in members.values() for m in group)
     return {
         "tournament": tournament,
@@ -203,7 +219,10 @@ def live_context(tournament: Tournament) -> dict[str, Any]:
         "show_faults": remote or any(line["faults"] for line in data["standings"]),
         "entrants": entrants,
         "rounds": rounds,
-        "crosstable": report.crosstable(progress, ranked_ids)
+        "crosstable": [
+            (names[pk], cells)
+            for pk, (_, cells) in zip(ranked_ids, report.crosstable(progress, ranked_ids), strict=True)
+        ]
         if tournament.format == Tournament.ROUND_ROBIN and tournament.status != Tournament.REGISTRATION
         else None,
         "crosstable_heads": [names[i] for i in ranked_ids],
