@@ -180,6 +180,16 @@ def test_a_thrown_ace_is_marked_with_its_loss_and_the_better_card(open_page, jas
         assert text.strip().endswith("%"), text
     blunderer = panel.locator(f"[data-testid=accuracy-seat][data-seat='{seat}']")
     expect(blunderer).to_be_visible()
+    # On a laptop, read down to the analysis' end: the felt stays wholly in view above the step buttons, so the
+    # card and what is said of it are seen together.
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.evaluate("window.scrollTo(0, document.scrollingElement.scrollHeight)")
+    expect(page.locator("footer").first).to_be_in_viewport()
+    felt, buttons = (
+        page.locator(selector).evaluate("e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        for selector in ("#replay-felt", "#replay-controls")
+    )
+    assert felt[0] >= 0 and felt[1] <= buttons[0], (felt, buttons)
 
 
 def test_a_game_that_ends_is_analysed_in_the_background_with_a_progress_bar(open_page, jass_server):
