@@ -255,6 +255,37 @@ def test_every_page_renders_in_every_language_with_either_deck(language):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("language", ["de", "fr", "it"])
+def test_no_page_names_a_built_in_bot_in_english(language):
+    """The pages a finished game, the profiles, the statistics and a bot tournament show, read without their
+    scripts (the replay's and the table's data are named by the browser from the bot's key): not one "Rule-based"
+    or "Random" left. A tournament's tables keep the names they were given from the teams' stored names, as any
+    table keeps its name: the game lists are read before the tournament plays."""
+    from games.models import Competitor, Player
+    from tests.stats_helpers import finished_game
+    from tests.tournament_helpers import bot_tournament, play_out
+    from tournaments import service as tournaments
+
+    def english_left(paths: list[str]) -> None:
+        for path in paths:
+            response = Client().get(path, HTTP_ACCEPT_LANGUAGE=language)
+            assert response.status_code == 200, path
+            shown = re.sub(r"<script\b.*?</script>", "", response.content.decode(), flags=re.DOTALL)
+            shown = re.sub(r'\sdata-[\w-]+="[^"]*"', "", shown)  # what scripts and tests find things by, unread
+            left = re.findall(r"\b(?:Rule-based|Random)\b", shown)
+            assert not left, (path, left)
+
+    nora = Player.objects.create(name="Nora")
+    game = finished_game(nora, [nora, "random", "rules", "random"], seed=18, round_count=2)
+    english_left(["/", "/games/", f"/games/{game.pk}/", f"/games/{game.pk}/replay"])
+    tournament = bot_tournament({"Rule-based": "rules", "Random": "random"})
+    tournaments.start(tournament.pk, None)
+    play_out(tournament.pk)
+    profiles = [f"/players/{c.pk}/" for c in Competitor.objects.all()]
+    english_left(["/stats/", "/ratings/", *profiles, "/tournaments/", f"/tournaments/{tournament.pk}/"])
+
+
+@pytest.mark.django_db
 def test_a_damaged_record_is_refused_in_the_pages_language():
     game = play_random_game(GameState.new(GameConfig(target=1000, seed=3)), random.Random(3))
     rounds = [encode_round(rnd) for rnd in game.rounds]
