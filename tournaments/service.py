@@ -127,6 +127,14 @@ def spec_label(spec: SeatSpec) -> str:
     return spec.name
 
 
+def default_team_name(labels: list[str], bots_only: bool) -> str:
+    """The name a team gets when it is given none: its seats' labels joined ("Random & Rule-based"); two bots
+    of one label (one bot on both seats) are named once."""
+    if bots_only and len(labels) == 2 and labels[0] == labels[1]:
+        return labels[0]
+    return " & ".join(labels)
+
+
 # -- options ---------------------------------------------------------------------------------------
 
 
@@ -287,9 +295,8 @@ def add_team(tournament_id: int, actor: Player | None, name: str, seats: tuple[S
         raise TournamentError("not_allowed", gettext("you can register yourself, not other people"))
     if second is None and not (first.is_person and first.player == actor):
         raise TournamentError("bad_team", gettext("only a person waits for a partner to join"))
-    default = " & ".join(spec_label(s) for s in seats if s is not None)
-    if second is not None and not first.is_person and not second.is_person and spec_label(first) == spec_label(second):
-        default = spec_label(first)
+    bots_only = second is not None and not first.is_person and not second.is_person
+    default = default_team_name([spec_label(s) for s in seats if s is not None], bots_only)
     with transaction.atomic():
         tournament = _lock(tournament_id)
         _check_registration(tournament)

@@ -130,11 +130,9 @@ def _team_name(entrant: Entrant, members: list[Member]) -> str:
     bots = [m.bot for m in members]
     if not bots or not all(bot in builtin_bots() for bot in bots):
         return entrant.name
-    if len(set(bots)) == 1:
-        bots = bots[:1]  # one bot on both seats: named once (tournaments.service)
-    if entrant.name != " & ".join(builtin_bots()[bot].label for bot in bots):
+    if entrant.name != service.default_team_name([builtin_bots()[bot].label for bot in bots], bots_only=True):
         return entrant.name
-    return " & ".join(_bot_label(bot) for bot in bots)
+    return service.default_team_name([_bot_label(bot) for bot in bots], bots_only=True)
 
 
 def _member_view(member: Member) -> dict[str, Any]:
