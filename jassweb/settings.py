@@ -273,6 +273,11 @@ JASSWEB_DB_THREADS = int(os.environ.get("JASSWEB_DB_THREADS", "4"))
 # transaction mode older than 1.21, which cannot keep a prepared statement with its connection.
 JASSWEB_DB_PREPARE = env.bool("JASSWEB_DB_PREPARE", default=True)
 
+# PostgreSQL: a person's move at a table where nothing happened since this process stored the game's last move is
+# one statement without the table's lock and the game's read first (games/live/service.py, _submit_unchanged).
+# 0 takes the full path for every move (for a measurement beside it).
+JASSWEB_UNCHANGED_MOVES = env.bool("JASSWEB_UNCHANGED_MOVES", default=True)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"

@@ -11,7 +11,10 @@ The same for what every socket's open and every table event reads (the
 connection row, the table's seats, who is online, the current game): a rolling
 restart opens a hundred sockets at once. Everything else stays on the ORM.
 
-On PostgreSQL a move is three statements in three round trips with BEGIN and
+On PostgreSQL a person's move at a table where nothing happened since this process
+stored the game's last move is one statement in a transaction of its own
+(``move_if_unchanged``: nothing is read first; it writes only if the table is still at
+the event this process knows). Any other move is three statements in three round trips with BEGIN and
 COMMIT (the game is read with its seats, sent with the table's lock in one
 pipeline, and the move stored with the game's new columns in one data-modifying
 ``WITH``), and the statements here are bound on the server and prepared on their
@@ -22,6 +25,7 @@ per move fell by a third, docs/benchmarks.md).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -306,6 +310,58 @@ def store_move(game: Game, fields: list[str], seq: int, seat: int, kind: str, va
             f"WITH stored AS ({_INSERT_ACTION}) UPDATE {Game._meta.db_table} SET {sets} WHERE id = %s",
             [*action, *params, game.pk],
         )
+
+
+def move_if_unchanged(
+    table_id: int, version: int, game: Game, seq: int, seat: int, kind: str, value: int, now: datetime
+) -> tuple[int | None, str, bool]:
+    """A person's move at a table where nothing has happened since event ``version``, in one statement of its
+    own (PostgreSQL, autocommit): the table's event is bumped only if it is still ``version``, the game's
+    moves count, points and turn clock are written only then and only if it is still running at move ``seq``
+    (and is the game of this seed: the same numbers in a database restored meanwhile are another game),
+    and the move is stored only if the game was. ``game`` holds the columns after the move.
+
+    Returns the new event number (None: the table changed meanwhile, nothing was written), the game's driver
+    as its row is now (its lease may have moved) and whether the move was stored. The table's row is locked
+    first, as every change locks it; a change that committed meanwhile has bumped its event, so the move
+    waits for it and then writes nothing."""
+    sets, params = _sets(Game, game, ["action_count", "points", "turn_started_at"])
+    action = _action_params(game.pk, seq, seat, kind, value, None, False, now)
+    with _cursor() as cursor:
+        cursor.execute(
+            _move_if_unchanged_statement(sets),
+            [
+                connection.ops.adapt_datetimefield_value(now),
+                table_id,
+                version,
+                *params,
+                game.pk,
+                game.seed,
+                seq,
+                Game.RUNNING,
+            ]
+            + action,
+        )
+        row = cursor.fetchone()
+    return row[0], row[1] or "", bool(row[2])
+
+
+@functools.cache
+def _move_if_unchanged_statement(sets: str) -> str:
+    columns = ("game", "seq", "seat", "kind", "value", "latency_ms", "standin", "created_at")
+    fields = [Action._meta.get_field(name) for name in columns]
+    assert all(isinstance(field, models.Field) for field in fields)
+    # Typed: the values are selected (only if the game was written), not inserted as VALUES the columns type.
+    typed = ", ".join(f"%s::{field.db_type(connection)}" for field in fields)  # type: ignore[union-attr]
+    return (
+        f"WITH bumped AS (UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s"
+        " WHERE id = %s AND version = %s RETURNING version),"
+        f" moved AS (UPDATE {Game._meta.db_table} SET {sets}"
+        " WHERE id = %s AND seed = %s AND action_count = %s AND status = %s AND EXISTS (SELECT 1 FROM bumped)"
+        " RETURNING driver),"
+        f" stored AS ({_INSERT_ACTION.split(' VALUES ')[0]} SELECT {typed} FROM moved)"
+        " SELECT (SELECT version FROM bumped), (SELECT driver FROM moved), EXISTS (SELECT 1 FROM moved)"
+    )
 
 
 _INSERT_ACTION = (

@@ -16,8 +16,10 @@ keeps recent states per process and moves them on with the moves it hears of.
 
 from __future__ import annotations
 
+import copy
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
@@ -670,6 +672,10 @@ def submit(
         table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
         if table_id is None:
             raise ServiceError(ErrorCode.NO_GAME, gettext("there is no game {number}").format(number=game_id))
+    if not actor.bot and _unchanged_moves_on():
+        moved = _submit_unchanged(game_id, table_id, seat, action, actor, expected_seq, started)
+        if moved is not None:
+            return moved
     with transaction.atomic():
         now = timezone.now()
         version, game, seats = fastpath.lock_and_read(table_id, game_id, now)
@@ -726,12 +732,112 @@ def submit(
 
         def committed() -> None:
             states.remember(game.pk, game.seed, seq + 1, after)
+            if after.over:
+                hot_games.drop(game.pk)
+            else:
+                hot_games.keep(HotGame(table_id, version, game, seats))
             _after_commit(table_id, watchers, change)
             metrics.move_committed("bot" if actor.bot else "person", time.perf_counter() - started)
             if managed_by is not None:
                 metrics.game_ended(managed_by, Game.FINISHED)
 
         transaction.on_commit(committed)
+    return after
+
+
+@dataclass(slots=True, frozen=True)
+class HotGame:
+    """A game as this process last stored a move of it: the table's event number then, the game's columns
+    after the move and its seats (never changed in place: a later move makes a new one)."""
+
+    table_id: int
+    version: int
+    game: Game
+    seats: list[fastpath.SeatRow]
+
+
+class HotGames:
+    """The games this process stored the last move of, for ``_submit_unchanged``; the oldest go first."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._games: dict[int, HotGame] = {}
+        self._lock = threading.Lock()
+
+    def get(self, game_id: int) -> HotGame | None:
+        return self._games.get(game_id)
+
+    def keep(self, hot: HotGame) -> None:
+        with self._lock:
+            self._games.pop(hot.game.pk, None)
+            self._games[hot.game.pk] = hot
+            if len(self._games) > self.LIMIT:
+                del self._games[next(iter(self._games))]
+
+    def drop(self, game_id: int, hot: HotGame | None = None) -> None:
+        """Forget a game (only if it is still at ``hot``, when given: a later move may have replaced it)."""
+        with self._lock:
+            if hot is None or self._games.get(game_id) is hot:
+                self._games.pop(game_id, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._games.clear()
+
+
+hot_games = HotGames()
+
+
+def _unchanged_moves_on() -> bool:
+    """A person's move may take ``_submit_unchanged``: on PostgreSQL, outside a caller's transaction."""
+    return settings.JASSWEB_UNCHANGED_MOVES and connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+def _submit_unchanged(
+    game_id: int, table_id: int, seat: int, action: EngineAction, actor: Actor, expected_seq: int | None, started: float
+) -> GameState | None:
+    """A person's move at a table where nothing happened since this process stored the game's last move: one
+    statement, neither the table's lock nor the game read first (``fastpath.move_if_unchanged``).
+
+    The move is checked against the game, its seats and its state as this process holds them, and stored only
+    if the table's event number is still the one they had; everything else (a change at the table since, a
+    move this process did not store, a refusal, a round's or the game's end) returns None, and ``submit``'s
+    full path reads the game from the database and decides."""
+    hot = hot_games.get(game_id)
+    if hot is None or hot.table_id != table_id or len(hot.seats) != 4:
+        return None
+    game = hot.game
+    if game.status != Game.RUNNING or (expected_seq is not None and expected_seq != game.action_count):
+        return None
+    state = states.peek(game_id, game.seed, game.action_count)
+    if state is None:
+        return None
+    try:
+        _check_mover(hot.seats[seat], actor, BotReport())
+        after = state.apply(seat, action)
+    except (ServiceError, IllegalActionError, InvalidActionError):
+        return None  # refused by the full path, in the words it has for it
+    if after.over or len(after.rounds) > len(state.rounds):
+        return None  # a round's end (a standard game stores the next deal) or the game's (summaries, ratings)
+    seq, now = game.action_count, timezone.now()
+    moved = copy.copy(game)
+    moved.action_count, moved.points, moved.turn_started_at = seq + 1, list(after.scores), now
+    version, driver, stored = fastpath.move_if_unchanged(
+        table_id, hot.version, moved, seq, seat, action.kind, action.value, now
+    )
+    if version is None or not stored:
+        hot_games.drop(game_id, hot)
+        if version is not None:  # never: a game's moves and status change with its table's event number
+            log.error("game %s: table %s's event %s was numbered without the move", game_id, table_id, version)
+        return None
+    moved.driver = driver
+    watchers = snapshot.move_message(version, moved, after, hot.seats, [seq, seat, action.code])
+    change = Change(table_id, game_id, "action", version, None, seq + 1, (seat, action.code), moved.seed, driver)
+    states.remember(game_id, moved.seed, seq + 1, after)
+    hot_games.keep(HotGame(table_id, version, moved, hot.seats))
+    _after_commit(table_id, watchers, change)
+    metrics.move_committed("person", time.perf_counter() - started)
     return after
 
 
