@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -223,3 +224,22 @@ def wait_for(condition, timeout: float, what: str):
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def probe_on_postgresql(probe: str, settings: dict[str, str] | None = None, timeout: float = 120) -> dict:
+    """Run ``probe`` (Python for ``manage.py shell -c``) in a process of its own on a fresh, migrated PostgreSQL
+    database with ``settings`` in its environment; the JSON object its last line printed."""
+    with services.postgres_database() as database_url:
+        env = {"DATABASE_URL": f"{database_url}?pool=off", **(settings or {})}
+        migrate(env)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", probe],
+            cwd=ROOT,
+            env=_server_env(env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])

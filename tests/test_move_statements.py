@@ -17,14 +17,9 @@ ratings), which must replay to its points.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
-from tests.server_helpers import ROOT, _server_env, migrate
-from tests.services import postgres_database
+from tests.server_helpers import probe_on_postgresql
 
 PROBE = r"""
 import json, random
@@ -105,20 +100,7 @@ print(json.dumps({"moves": moves, "versions": versions, "prepared": prepared, "s
 
 def _play_on_postgresql(**settings: str) -> dict:
     """Play 24 moves in a process of its own on a fresh PostgreSQL database; what ``PROBE`` saw."""
-    with postgres_database() as database_url:
-        env = {"DATABASE_URL": f"{database_url}?pool=off", **settings}
-        migrate(env)
-        result = subprocess.run(
-            [sys.executable, "manage.py", "shell", "-c", PROBE],
-            cwd=ROOT,
-            env=_server_env(env),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report = probe_on_postgresql(PROBE, settings)
     weis = report["weis"]
     assert weis["status"] == "finished" and weis["action_count"] == weis["moves"] == weis["stored"], weis
     assert weis["deals"] == weis["rounds"] >= 2 and weis["points"] == weis["scores"] == weis["replayed"], weis

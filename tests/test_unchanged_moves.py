@@ -8,19 +8,21 @@ is SQLite) and pin what must hold whichever way a move goes: two tabs racing wit
 move store it once and refuse the other as stale; a process whose view of a game is behind
 (another server stored the last move) stores nothing from it and lets the full path decide;
 a game abandoned meanwhile takes no move; and every event is numbered once, so the table's
-watchers miss none.
+watchers miss none. Four people at one server on PostgreSQL play a round whose moves the
+server's event loop stores on connections of its own (no hop to a database thread), and the
+first seat sees every event of the table, in order.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import random
 
 import pytest
 
-from tests.server_helpers import ROOT, _server_env, migrate
-from tests.services import postgres_database
+from games.live.fastpath import LOOP_APPLICATION_NAME
+from tests.server_helpers import ServerProcess, migrate, probe_on_postgresql
+from tests.services import fetch_one, scale_out
+from tests.ws_helpers import LiveClient, after, at, close_all_clients, create_live_table, guest_cookies
 
 PROBE = r"""
 import json, random, threading
@@ -112,20 +114,7 @@ print(json.dumps(report))
 
 @pytest.mark.services
 def test_racing_tabs_behind_views_and_abandoned_games_on_the_one_statement_path():
-    with postgres_database() as database_url:
-        env = {"DATABASE_URL": f"{database_url}?pool=off"}
-        migrate(env)
-        result = subprocess.run(
-            [sys.executable, "manage.py", "shell", "-c", PROBE],
-            cwd=ROOT,
-            env=_server_env(env),
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report = probe_on_postgresql(PROBE, timeout=180)
     for number, race in enumerate(report["races"], start=1):
         # One tab's move is stored, the other's refused as made for a game that moved on; one event, one action.
         assert race == {"refused": ["stale"], "stored": 1, "events": 1, "actions": number + 1}, (number, race)
@@ -134,3 +123,72 @@ def test_racing_tabs_behind_views_and_abandoned_games_on_the_one_statement_path(
         {"move": "current", "outcome": "stored", "events": 1, "actions": 4},
     ], report["behind"]
     assert report["abandoned"] == "game_over" and report["abandoned_actions"] == 1, report
+
+
+async def _play_a_round_on_one_server(**settings: str) -> dict:
+    """Four people play a fair game's first round at one server on PostgreSQL; what the database and the
+    first seat's socket saw."""
+    with scale_out("unchanged", JASSWEB_BOT_DELAY_MS="0", **settings) as (env, database_url):
+        migrate(env)
+        server = ServerProcess(env)
+        try:
+            people = [guest_cookies(server.url, name) for name in ("Nora", "Emil", "Sara", "Wim")]
+            table_id = create_live_table(server.url, people[0], mode="fair", round_count="2", seat="0")
+            tabs = [await LiveClient.open(server.url, table_id, people[0], "Nora")]
+            for seat in (1, 2, 3):
+                tabs.append(await LiveClient.open(server.url, table_id, people[seat], f"seat {seat}"))
+                await tabs[seat].send({"type": "join", "seat": seat})
+            await tabs[0].state(lambda v: all(s["kind"] == "human" for s in v["seats"]))
+            await tabs[0].send({"type": "start"})
+            rng, loop_connections = random.Random(3), 0
+            for seq in range(37):  # the round's 36 cards and its trump: the round's end takes the full path
+                game = (await tabs[0].state(at(seq), 20))["game"]
+                view = (await tabs[game["player"]].state(at(seq), 20))["game"]
+                if view["legal_trumps"]:
+                    move = {"type": "choose_trump", "trump": rng.choice(view["legal_trumps"]), "seq": seq}
+                else:
+                    move = {"type": "play_card", "card": rng.choice(view["legal"]), "seq": seq}
+                await tabs[game["player"]].send(move)
+                loop_connections = max(
+                    loop_connections,
+                    fetch_one(
+                        database_url,
+                        "SELECT count(*) FROM pg_stat_activity"
+                        " WHERE application_name = %s AND datname = current_database()",
+                        LOOP_APPLICATION_NAME,
+                    )[0],
+                )
+            await tabs[0].state(after(36), 20)
+            versions = [f["version"] for f in tabs[0].frames if f["type"] == "state"]
+            count, counter, seqs = fetch_one(
+                database_url,
+                "SELECT count(a.id), g.action_count, array_agg(a.seq ORDER BY a.seq) FROM games_game g"
+                " JOIN games_action a ON a.game_id = g.id WHERE g.table_id = %s GROUP BY g.id",
+                table_id,
+            )
+            errors = [f for tab in tabs for f in tab.frames if f["type"] == "error"]
+            return {
+                "loop_connections": loop_connections,
+                "versions": versions,
+                "count": count,
+                "counter": counter,
+                "seqs": seqs,
+                "errors": errors,
+            }
+        finally:
+            await close_all_clients()
+            server.stop()
+
+
+@pytest.mark.asyncio
+@pytest.mark.services
+@pytest.mark.parametrize("unchanged", ["1", "0"])
+async def test_people_moves_are_stored_from_the_event_loop_and_every_event_reaches_the_table(unchanged):
+    report = await _play_a_round_on_one_server(JASSWEB_UNCHANGED_MOVES=unchanged)
+    # The moves went through the event loop's own connections (and only when the setting says so).
+    assert (report["loop_connections"] >= 1) == (unchanged == "1"), report["loop_connections"]
+    assert report["errors"] == []
+    assert report["count"] == report["counter"] >= 37 and report["seqs"] == list(range(report["count"]))
+    # The first seat saw every event of the table after its first state, in order, none twice and none missed.
+    versions = report["versions"]
+    assert versions == list(range(versions[0], versions[0] + len(versions))), versions

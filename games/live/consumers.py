@@ -417,6 +417,13 @@ class TableConsumer(FrameConsumer):
                 meta["id"], seat, action, actor=actor, expected_seq=message.seq, table_id=self.table_id
             )
             return
+        if service.unchanged_moves_on_loop():
+            # Shielded: a move stored as its socket closes is still published (a database thread's would be).
+            moved = asyncio.shield(
+                service.submit_unchanged(meta["id"], self.table_id, seat, action, actor, message.seq)
+            )
+            if await moved is not None:
+                return
         await database_sync_to_async(service.submit)(
             meta["id"], seat, action, actor=actor, expected_seq=message.seq, table_id=self.table_id
         )

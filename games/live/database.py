@@ -18,10 +18,11 @@ the last move in flight is committed (on one thread, order alone guaranteed that
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
@@ -78,17 +79,24 @@ def database_sync_to_async(func: Callable[_P, _R]) -> Callable[_P, Coroutine[Any
 def _counted(func: Callable[_P, _R]) -> Callable[_P, _R]:
     @functools.wraps(func)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with _running_lock:
-            _running["next"] += 1
-            ticket = _running["next"]
-            _calls.add(ticket)
-        try:
+        with running():
             return func(*args, **kwargs)
-        finally:
-            with _running_lock:
-                _calls.discard(ticket)
 
     return run
+
+
+@contextlib.contextmanager
+def running() -> Iterator[None]:
+    """A database call, counted for ``settled`` (the event loop's own statements count too)."""
+    with _running_lock:
+        _running["next"] += 1
+        ticket = _running["next"]
+        _calls.add(ticket)
+    try:
+        yield
+    finally:
+        with _running_lock:
+            _calls.discard(ticket)
 
 
 async def settled(timeout: float) -> bool:

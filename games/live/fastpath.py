@@ -25,6 +25,7 @@ per move fell by a third, docs/benchmarks.md).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,9 +34,10 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 from games.catalogue import SeatKind
+from games.live import database
 from games.models import Action, Connection, Game, GameSeat, Player, Seat, SeatFields, Table, seat_kind
 
 _GAME_COLUMNS = (
@@ -325,25 +327,105 @@ def move_if_unchanged(
     as its row is now (its lease may have moved) and whether the move was stored. The table's row is locked
     first, as every change locks it; a change that committed meanwhile has bumped its event, so the move
     waits for it and then writes nothing."""
-    sets, params = _sets(Game, game, ["action_count", "points", "turn_started_at"])
-    action = _action_params(game.pk, seq, seat, kind, value, None, False, now)
+    statement, params = _move_if_unchanged(connection, table_id, version, game, seq, seat, kind, value, now)
     with _cursor() as cursor:
-        cursor.execute(
-            _move_if_unchanged_statement(sets),
-            [
-                connection.ops.adapt_datetimefield_value(now),
-                table_id,
-                version,
-                *params,
-                game.pk,
-                game.seed,
-                seq,
-                Game.RUNNING,
-            ]
-            + action,
-        )
+        cursor.execute(statement, params)
         row = cursor.fetchone()
     return row[0], row[1] or "", bool(row[2])
+
+
+async def move_if_unchanged_on_loop(
+    table_id: int, version: int, game: Game, seq: int, seat: int, kind: str, value: int, now: datetime
+) -> tuple[int | None, str, bool]:
+    """``move_if_unchanged`` from the event loop, on a connection of the loop's own (``LoopConnections``): a
+    person's move needs no database thread."""
+    statement, params = _move_if_unchanged(_detached(), table_id, version, game, seq, seat, kind, value, now)
+    row = await loop_connections.fetchone(statement, params)
+    return row[0], row[1] or "", bool(row[2])
+
+
+def _move_if_unchanged(
+    wrapper, table_id: int, version: int, game: Game, seq: int, seat: int, kind: str, value: int, now: datetime
+) -> tuple[str, list[Any]]:
+    sets, params = _sets(Game, game, ["action_count", "points", "turn_started_at"], wrapper)
+    adapted_now = wrapper.ops.adapt_datetimefield_value(now)
+    action = [game.pk, seq, seat, kind, value, None, False, adapted_now]
+    return _move_if_unchanged_statement(sets), [
+        adapted_now,
+        table_id,
+        version,
+        *params,
+        game.pk,
+        game.seed,
+        seq,
+        Game.RUNNING,
+        *action,
+    ]
+
+
+_detached_wrappers: list[Any] = []
+
+
+def _detached() -> Any:
+    """A database wrapper of the default database that belongs to no thread and no task: it adapts values and
+    gives the connection's settings on the event loop, where Django's ``connection`` would make a wrapper for
+    each task (each socket) and keep it."""
+    if not _detached_wrappers:
+        _detached_wrappers.append(connections.create_connection(DEFAULT_DB_ALIAS))
+    return _detached_wrappers[0]
+
+
+LOOP_APPLICATION_NAME = "jassweb moves"
+
+
+class LoopConnections:
+    """A few connections of the event loop's own, in autocommit, for the one statement of a person's move.
+
+    As many statements run at once as there are database threads (``JASSWEB_DB_THREADS``): one that waits
+    for a table's lock holds up no other table's move. A connection that fails (or whose statement was
+    cancelled) is closed, and the next statement opens a new one; an event loop of its own gets its own."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self._idle: list[psycopg.AsyncConnection[Any]] = []
+
+    async def fetchone(self, statement: str, params: list[Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._slots is None:
+            self.close()
+            self._loop, self._slots = loop, asyncio.Semaphore(max(1, settings.JASSWEB_DB_THREADS))
+        async with self._slots:
+            with database.running():  # a stopping server waits for it before it hands its games over
+                return await self._fetchone(statement, params)
+
+    async def _fetchone(self, statement: str, params: list[Any]) -> Any:
+        conn = self._idle.pop() if self._idle else await self._connect()
+        try:
+            async with conn.cursor() as cursor:
+                await cursor.execute(statement, params)
+                row = await cursor.fetchone()
+        except BaseException:
+            conn.pgconn.finish()
+            raise
+        self._idle.append(conn)
+        return row
+
+    async def _connect(self) -> psycopg.AsyncConnection[Any]:
+        params = dict(_detached().get_connection_params())
+        params.pop("cursor_factory", None)  # Django's cursor is a synchronous one
+        params["prepare_threshold"] = 0 if settings.JASSWEB_DB_PREPARE else None
+        params["application_name"] = LOOP_APPLICATION_NAME  # what an operator sees in pg_stat_activity
+        return await psycopg.AsyncConnection.connect(**params, autocommit=True)
+
+    def close(self) -> None:
+        """Close the idle connections (without waiting: their event loop may be gone)."""
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.pgconn.finish()
+
+
+loop_connections = LoopConnections()
 
 
 @functools.cache
@@ -352,7 +434,7 @@ def _move_if_unchanged_statement(sets: str) -> str:
     fields = [Action._meta.get_field(name) for name in columns]
     assert all(isinstance(field, models.Field) for field in fields)
     # Typed: the values are selected (only if the game was written), not inserted as VALUES the columns type.
-    typed = ", ".join(f"%s::{field.db_type(connection)}" for field in fields)  # type: ignore[union-attr]
+    typed = ", ".join(f"%s::{field.db_type(_detached())}" for field in fields)  # type: ignore[union-attr]
     return (
         f"WITH bumped AS (UPDATE {Table._meta.db_table} SET version = version + 1, updated_at = %s"
         " WHERE id = %s AND version = %s RETURNING version),"
@@ -407,13 +489,13 @@ def _update_row(model, row, fields: list[str]) -> None:
         cursor.execute(f"UPDATE {model._meta.db_table} SET {sets} WHERE id = %s", [*params, row.pk])
 
 
-def _sets(model, row, fields: list[str]) -> tuple[str, list[Any]]:
+def _sets(model, row, fields: list[str], wrapper: Any = connection) -> tuple[str, list[Any]]:
     """The ``SET`` list of these fields and their values, adapted by the model's fields."""
     sets, params = [], []
     for name in fields:
         field = model._meta.get_field(name)
         sets.append(f"{field.column} = %s")
-        params.append(field.get_db_prep_save(getattr(row, field.attname), connection))
+        params.append(field.get_db_prep_save(getattr(row, field.attname), wrapper))
     return ", ".join(sets), params
 
 

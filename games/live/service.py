@@ -794,16 +794,48 @@ def _unchanged_moves_on() -> bool:
     return settings.JASSWEB_UNCHANGED_MOVES and connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
-def _submit_unchanged(
-    game_id: int, table_id: int, seat: int, action: EngineAction, actor: Actor, expected_seq: int | None, started: float
-) -> GameState | None:
-    """A person's move at a table where nothing happened since this process stored the game's last move: one
-    statement, neither the table's lock nor the game read first (``fastpath.move_if_unchanged``).
+def unchanged_moves_on_loop() -> bool:
+    """A person's move may take ``submit_unchanged`` on the event loop (PostgreSQL; read from the settings:
+    Django's ``connection`` on the event loop is one per task)."""
+    return settings.JASSWEB_UNCHANGED_MOVES and str(settings.DATABASES["default"]["ENGINE"]).endswith("postgresql")
 
-    The move is checked against the game, its seats and its state as this process holds them, and stored only
-    if the table's event number is still the one they had; everything else (a change at the table since, a
-    move this process did not store, a refusal, a round's or the game's end) returns None, and ``submit``'s
-    full path reads the game from the database and decides."""
+
+@dataclass(slots=True)
+class _UnchangedMove:
+    """A move checked against what this process holds of its game, ready to be stored in one statement."""
+
+    hot: HotGame
+    moved: Game  # the game's columns after the move
+    after: GameState
+    seat: int
+    action: EngineAction
+    now: datetime
+    started: float
+
+    @property
+    def seq(self) -> int:
+        return self.hot.game.action_count
+
+    def statement_args(self) -> tuple[int, int, Game, int, int, str, int, datetime]:
+        """The arguments of ``fastpath.move_if_unchanged`` (and of its variant on the event loop)."""
+        action, moved = self.action, self.moved
+        return (
+            self.hot.table_id,
+            self.hot.version,
+            moved,
+            self.seq,
+            self.seat,
+            action.kind,
+            action.value,
+            self.now,
+        )
+
+
+def _plan_unchanged(
+    game_id: int, table_id: int, seat: int, action: EngineAction, actor: Actor, expected_seq: int | None, started: float
+) -> _UnchangedMove | None:
+    """The move, if this process stored the game's last move and it would be taken as the process sees the
+    game now; else None (the full path decides: from the database's game, in its own words)."""
     hot = hot_games.get(game_id)
     if hot is None or hot.table_id != table_id or len(hot.seats) != 4:
         return None
@@ -820,25 +852,59 @@ def _submit_unchanged(
         return None  # refused by the full path, in the words it has for it
     if after.over or len(after.rounds) > len(state.rounds):
         return None  # a round's end (a standard game stores the next deal) or the game's (summaries, ratings)
-    seq, now = game.action_count, timezone.now()
-    moved = copy.copy(game)
-    moved.action_count, moved.points, moved.turn_started_at = seq + 1, list(after.scores), now
-    version, driver, stored = fastpath.move_if_unchanged(
-        table_id, hot.version, moved, seq, seat, action.kind, action.value, now
-    )
+    moved, now = copy.copy(game), timezone.now()
+    moved.action_count, moved.points, moved.turn_started_at = game.action_count + 1, list(after.scores), now
+    return _UnchangedMove(hot, moved, after, seat, action, now, started)
+
+
+def _finish_unchanged(move: _UnchangedMove, version: int | None, driver: str, stored: bool) -> GameState | None:
+    """After ``fastpath.move_if_unchanged``: publish the stored move (its game part built once), or forget the
+    game (None: the table changed meanwhile, and the full path decides)."""
+    hot, moved, seq = move.hot, move.moved, move.seq
+    game_id, table_id = moved.pk, hot.table_id
     if version is None or not stored:
         hot_games.drop(game_id, hot)
         if version is not None:  # never: a game's moves and status change with its table's event number
             log.error("game %s: table %s's event %s was numbered without the move", game_id, table_id, version)
         return None
     moved.driver = driver
-    watchers = snapshot.move_message(version, moved, after, hot.seats, [seq, seat, action.code])
-    change = Change(table_id, game_id, "action", version, None, seq + 1, (seat, action.code), moved.seed, driver)
-    states.remember(game_id, moved.seed, seq + 1, after)
+    code = move.action.code
+    watchers = snapshot.move_message(version, moved, move.after, hot.seats, [seq, move.seat, code])
+    change = Change(table_id, game_id, "action", version, None, seq + 1, (move.seat, code), moved.seed, driver)
+    states.remember(game_id, moved.seed, seq + 1, move.after)
     hot_games.keep(HotGame(table_id, version, moved, hot.seats))
     _after_commit(table_id, watchers, change)
-    metrics.move_committed("person", time.perf_counter() - started)
-    return after
+    metrics.move_committed("person", time.perf_counter() - move.started)
+    return move.after
+
+
+def _submit_unchanged(
+    game_id: int, table_id: int, seat: int, action: EngineAction, actor: Actor, expected_seq: int | None, started: float
+) -> GameState | None:
+    """A person's move at a table where nothing happened since this process stored the game's last move: one
+    statement, neither the table's lock nor the game read first (``fastpath.move_if_unchanged``).
+
+    The move is checked against the game, its seats and its state as this process holds them, and stored only
+    if the table's event number is still the one they had; everything else (a change at the table since, a
+    move this process did not store, a refusal, a round's or the game's end) returns None, and ``submit``'s
+    full path reads the game from the database and decides."""
+    move = _plan_unchanged(game_id, table_id, seat, action, actor, expected_seq, started)
+    if move is None:
+        return None
+    return _finish_unchanged(move, *fastpath.move_if_unchanged(*move.statement_args()))
+
+
+async def submit_unchanged(
+    game_id: int, table_id: int, seat: int, action: EngineAction, actor: Actor, expected_seq: int | None
+) -> GameState | None:
+    """``_submit_unchanged`` on the event loop, for a socket's move: no hop to a database thread and back.
+    None: the move goes to ``submit`` (on a database thread) as any other. A move whose game has faults on
+    record goes there too (its view reads them)."""
+    started = time.perf_counter()
+    move = _plan_unchanged(game_id, table_id, seat, action, actor, expected_seq, started)
+    if move is None or any(s.fault_count for s in move.hot.seats):
+        return None
+    return _finish_unchanged(move, *await fastpath.move_if_unchanged_on_loop(*move.statement_args()))
 
 
 def submit_moves(
