@@ -781,10 +781,6 @@ class HotGames:
             if hot is None or self._games.get(game_id) is hot:
                 self._games.pop(game_id, None)
 
-    def clear(self) -> None:
-        with self._lock:
-            self._games.clear()
-
 
 hot_games = HotGames()
 
