@@ -348,10 +348,9 @@ def _move_if_unchanged(
     wrapper, table_id: int, version: int, game: Game, seq: int, seat: int, kind: str, value: int, now: datetime
 ) -> tuple[str, list[Any]]:
     sets, params = _sets(Game, game, ["action_count", "points", "turn_started_at"], wrapper)
-    adapted_now = wrapper.ops.adapt_datetimefield_value(now)
-    action = [game.pk, seq, seat, kind, value, None, False, adapted_now]
+    action = _action_params(game.pk, seq, seat, kind, value, None, False, now, wrapper)
     return _move_if_unchanged_statement(sets), [
-        adapted_now,
+        action[-1],  # the table's updated_at: the move's time, adapted
         table_id,
         version,
         *params,
@@ -452,8 +451,10 @@ _INSERT_ACTION = (
 )
 
 
-def _action_params(game_id: int, seq: int, seat: int, kind: str, value: int, latency_ms, standin, now) -> list[Any]:
-    return [game_id, seq, seat, kind, value, latency_ms, standin, connection.ops.adapt_datetimefield_value(now)]
+def _action_params(
+    game_id: int, seq: int, seat: int, kind: str, value: int, latency_ms, standin, now, wrapper: Any = connection
+) -> list[Any]:
+    return [game_id, seq, seat, kind, value, latency_ms, standin, wrapper.ops.adapt_datetimefield_value(now)]
 
 
 def note_connection(channel_name: str, worker_id: str, table_id: int, player_id: int, now: datetime) -> bool:
