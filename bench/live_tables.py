@@ -309,6 +309,7 @@ class ScaledSet:
         self.front_pid = int(words[5])
         base = os.environ.get("JASSWEB_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
         self.database = f"{base.rsplit('/', 1)[0]}/{words[9]}"
+        self.metrics_token = words[11] if len(words) > 11 else ""
         self.command = (
             f"scripts/serve-scaled.sh PORT  JASSWEB_SERVERS={processes} JASSWEB_SERVER={server} JASSWEB_ASGI_APP={app}"
         )
@@ -1029,6 +1030,55 @@ class StepRow:
     rss_before: int = 0  # the server(s) before this step's tables were opened
     rss_pages: int = 0  # the server(s) after this step's tables' pages, before their sockets
     hslu: dict[str, Any] = field(default_factory=dict)
+    gc: dict[str, GcPauses] = field(default_factory=dict)  # ours behind the front: the window's collections
+
+
+@dataclass
+class GcPauses:
+    """One generation's garbage collections in a window, over every server (jassweb_gc_pause_seconds)."""
+
+    count: int
+    total_ms: float
+    longest_ms: float  # the histogram's bound that every one of them stayed under (inf: above its last)
+
+
+def gc_histograms(url: str, token: str) -> dict[str, dict[str, float]]:
+    """The servers' ``jassweb_gc_pause_seconds`` now, read through the front: by generation, each bucket's
+    cumulative count by its bound (``le``), and ``sum``."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    response = httpx.get(url + "/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    response.raise_for_status()
+    seen: dict[str, dict[str, float]] = {}
+    for family in text_string_to_metric_families(response.text):
+        if family.name != "jassweb_gc_pause_seconds":
+            continue
+        for sample in family.samples:
+            by = seen.setdefault(sample.labels["generation"], {})
+            if sample.name.endswith("_bucket"):
+                by[sample.labels["le"]] = sample.value
+            elif sample.name.endswith("_sum"):
+                by["sum"] = sample.value
+    return seen
+
+
+def gc_window(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> dict[str, GcPauses]:
+    """What each generation's collections took between two readings of ``gc_histograms``."""
+    window = {}
+    for generation, now in sorted(after.items()):
+        then = before.get(generation, {})
+        count = now.get("+Inf", 0) - then.get("+Inf", 0)
+        bounds = sorted((float(le), n - then.get(le, 0)) for le, n in now.items() if le != "sum")
+        longest = next((bound for bound, n in bounds if n >= count), float("inf"))
+        window[generation] = GcPauses(int(count), (now.get("sum", 0) - then.get("sum", 0)) * 1000, longest * 1000)
+    return window
+
+
+def gc_line(pauses: dict[str, GcPauses]) -> str:
+    return ", ".join(
+        f"gen{g} {p.count}x {p.total_ms:,.0f} ms (each <= {p.longest_ms:g} ms)" if p.count else f"gen{g} none"
+        for g, p in sorted(pauses.items())
+    )
 
 
 @dataclass
@@ -1217,6 +1267,9 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                     aux += processes_named("postgres", "redis-server")
                 if scaled is not None:
                     aux += [scaled.front_pid, *descendants(scaled.front_pid)]
+                # Ours behind the front: the collector's pauses in the window, from /metrics.
+                gc_read = scaled is not None and bool(scaled.metrics_token) and target == "ours"
+                gc_before = gc_histograms(scaled.url, scaled.metrics_token) if scaled and gc_read else {}
                 before = sample_cpu(pids, aux, generator_pids)
                 # For a profiler attached by hand: when the window opens, and to which processes.
                 servers_named = ",".join(str(pid) for pid in pids)
@@ -1233,6 +1286,8 @@ def run_one(target: str, pace: str, args: argparse.Namespace, bots: CountingBotS
                 hslu = merge([r["stats"]["hslu"] for r in replies])
                 row = make_row(main, hslu, tables, setup_s, rss_open, base_rss, before, after, servers, with_hslu, args)
                 row.rss_before, row.rss_pages = sum(rss_before), sum(rss_pages)
+                if scaled is not None and gc_read:
+                    row.gc = gc_window(gc_before, gc_histograms(scaled.url, scaled.metrics_token))
                 result.rows.append(row)
                 print(progress_line(target, pace, row), file=sys.stderr, flush=True)
             finals = clients.all({"cmd": "drain"}, args.lost_after + 60)
@@ -1340,6 +1395,7 @@ def progress_line(target: str, pace: str, row: StepRow) -> str:
         f"  {target:<7} {pace:<6} {row.tables:>4} tables {row.sockets:>5} sockets  set-up {row.setup_s:5.1f} s  "
         f"{row.moves_per_s:7.1f} moves/s  p99 {row.p99:7.1f} ms  lost {row.lost}  errors {row.errors}  "
         f"server CPU {sum(row.cpu):4.0f}% (+{row.aux_cpu:.0f}% helpers)  load generator {row.generator_cpu:4.0f}%"
+        + (f"\n    garbage collections: {gc_line(row.gc)}" if row.gc else "")
     )
 
 
@@ -1484,6 +1540,9 @@ def print_summary(result: RunResult, bots_used: bool) -> None:
             print(f"      {line[:200]}")
     if result.db_check:
         print(f"    database: {result.db_check}")
+    for row in rows:
+        if row.gc:
+            print(f"    garbage collections at {row.tables} tables (all servers, the window): {gc_line(row.gc)}")
     if bots_used and result.bots:
         b, h = result.bots, result.hslu_totals
         print(

@@ -15,6 +15,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ChannelNameRouter, ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from bots.thinkers import CHANNEL as THINK_CHANNEL  # noqa: E402
@@ -28,7 +29,7 @@ from jassweb.websocket_transport import limit_daphne_messages  # noqa: E402
 # The transport refuses what the consumers would refuse anyway, with a clean 1009 close.
 limit_daphne_messages(MAX_FRAME)
 
-from games.live import bothooks  # noqa: E402
+from games.live import bothooks, metrics  # noqa: E402
 
 request_threads = RequestThreads(django_asgi_app, int(os.environ.get("JASSWEB_HTTP_THREADS", "8")))
 
@@ -63,4 +64,5 @@ application = ProtocolTypeRouter(
 get_resolver().url_patterns  # noqa: B018  (import the views before the freeze)
 gc.collect()
 gc.freeze()
-gc.set_threshold(700, 20, 20)
+gc.set_threshold(*settings.JASSWEB_GC_THRESHOLDS)
+metrics.time_garbage_collections()  # jassweb_gc_pause_seconds: what the tables waited for the collector

@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -325,6 +326,13 @@ if _metrics_dir:
             f"PROMETHEUS_MULTIPROC_DIR={_metrics_dir!r} is unusable ({exc}); metrics stay per process", stacklevel=1
         )
         del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+
+# A server's garbage collector (jassweb/asgi.py): gc.set_threshold's three numbers. The young generation's
+# threshold counts allocations; the older ones, collections of the one below (a full collection also waits
+# until a quarter of the old objects are new since the last one).
+JASSWEB_GC_THRESHOLDS = tuple(int(n) for n in env.list("JASSWEB_GC_THRESHOLDS", default=["700", "20", "20"]))
+if len(JASSWEB_GC_THRESHOLDS) != 3 or min(JASSWEB_GC_THRESHOLDS) < 1:
+    raise ImproperlyConfigured("JASSWEB_GC_THRESHOLDS is three positive numbers, e.g. 700,20,20")
 
 # The operator's view (games/admin.py): `manage.py createsuperuser`, then log in at this path.
 JASSWEB_ADMIN_PATH = env.str("JASSWEB_ADMIN_PATH", default="admin/")

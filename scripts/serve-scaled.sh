@@ -8,7 +8,10 @@
 #
 # It prints one line starting with "ready:" once every server answers /healthz through nginx:
 #
-#   ready: http://127.0.0.1:PORT servers PID,PID nginx PID redis PID database NAME
+#   ready: http://127.0.0.1:PORT servers PID,PID nginx PID redis PID database NAME metrics TOKEN
+#
+# /metrics answers through the front with every server's series (PROMETHEUS_MULTIPROC_DIR, a folder of the set's,
+# as deployed) to "Authorization: Bearer TOKEN" (the caller's JASSWEB_METRICS_TOKEN, else a fresh one).
 #
 # and on SIGTERM or SIGINT stops everything it started, drops its database and removes its folder.
 # The servers run with the caller's environment on top (e.g. JASSWEB_LIMITS=0 JASSWEB_BOT_DELAY_MS=0 for a
@@ -110,6 +113,8 @@ export DATABASE_URL="${POSTGRES_DSN%/*}/$DB_NAME?connect_timeout=5"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export JASSWEB_CHANNEL_PREFIX="scaled-$SUFFIX"
 export JASSWEB_BEHIND_PROXY=1  # the front sets X-Forwarded-For: limits count the visitor, not nginx
+export PROMETHEUS_MULTIPROC_DIR="$WORK/metrics"
+export JASSWEB_METRICS_TOKEN="${JASSWEB_METRICS_TOKEN:-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
 unset DJANGO_SETTINGS_MODULE
 cd "$ROOT"
 "$PY" manage.py migrate --noinput >"$LOGS/migrate.log" 2>&1 || fail "migrate: $(tail -n 5 "$LOGS/migrate.log")"
@@ -206,7 +211,7 @@ for i in "${!WEB_PORTS[@]}"; do
 done
 wait_for "http://127.0.0.1:$PORT/healthz" 30 "$NGINX_PID"
 IFS=,
-echo "ready: http://127.0.0.1:$PORT servers ${SERVER_PIDS[*]} nginx $NGINX_PID redis $REDIS_PID database $DB_NAME"
+echo "ready: http://127.0.0.1:$PORT servers ${SERVER_PIDS[*]} nginx $NGINX_PID redis $REDIS_PID database $DB_NAME metrics $JASSWEB_METRICS_TOKEN"
 unset IFS
 say "serving on http://127.0.0.1:$PORT with ${#SERVER_PIDS[@]} ${JASSWEB_SERVER:-daphne} processes; SIGTERM stops everything"
 

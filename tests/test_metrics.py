@@ -13,6 +13,7 @@ counted and its sockets dropped.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 from datetime import timedelta
@@ -37,6 +38,41 @@ TOKEN = "a-metrics-token-for-tests"
 def value(name: str, **labels: str) -> float:
     """A sample of this process's default registry (0 when the series has no value yet)."""
     return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+# -- the collector's pauses ----------------------------------------------------------------------
+
+
+def test_each_garbage_collection_is_timed_once_by_its_generation():
+    metrics.time_garbage_collections()
+    metrics.time_garbage_collections()  # a second call adds no second hook
+    assert sum(isinstance(hook, metrics._GcTimer) for hook in gc.callbacks) == 1
+    before = [value("jassweb_gc_pause_seconds_count", generation=str(g)) for g in range(3)]
+    seconds = value("jassweb_gc_pause_seconds_sum", generation="2")
+    gc.collect()
+    gc.collect(1)
+    after = [value("jassweb_gc_pause_seconds_count", generation=str(g)) for g in range(3)]
+    assert after[2] == before[2] + 1 and after[1] >= before[1] + 1
+    assert value("jassweb_gc_pause_seconds_sum", generation="2") > seconds
+
+
+def test_the_collectors_thresholds_are_three_positive_numbers(monkeypatch):
+    import importlib
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    import jassweb.settings
+
+    try:
+        monkeypatch.setenv("JASSWEB_GC_THRESHOLDS", "5000,10,40")
+        assert importlib.reload(jassweb.settings).JASSWEB_GC_THRESHOLDS == (5000, 10, 40)
+        for wrong in ("700,20", "700,0,20"):
+            monkeypatch.setenv("JASSWEB_GC_THRESHOLDS", wrong)
+            with pytest.raises(ImproperlyConfigured):
+                importlib.reload(jassweb.settings)
+    finally:
+        monkeypatch.delenv("JASSWEB_GC_THRESHOLDS")
+        importlib.reload(jassweb.settings)
 
 
 # -- who may read it ----------------------------------------------------------------------------
@@ -91,6 +127,7 @@ def test_the_grafana_dashboard_asks_only_for_series_the_endpoint_serves(client, 
     metrics.game_ended("", "finished")
     metrics.limit_refused("table", "person")
     metrics.bot_fault("timeout")
+    metrics.time_garbage_collections()  # as a server does at start
     text = client.get("/metrics").content.decode()
     served = set(re.findall(r"^(?:# TYPE )?(jassweb_[a-z_]+)", text, re.MULTILINE))  # samples, and families
     dashboard = json.loads((Path(__file__).parent.parent / "deploy/grafana/jassweb.json").read_text())

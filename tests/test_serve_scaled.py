@@ -20,7 +20,7 @@ import psycopg
 import pytest
 import websockets
 
-from tests.server_helpers import ROOT, free_port, wait_for
+from tests.server_helpers import HTTP, ROOT, free_port, wait_for
 from tests.services import POSTGRES_DSN, postgres_database, require_redis
 from tests.ws_helpers import create_live_table, guest_cookies
 
@@ -114,6 +114,14 @@ def test_the_scaled_set_serves_through_one_port_and_stops_everything_on_sigterm(
             if used == set(servers):
                 break
         assert used == set(servers), (used, servers)
+
+        # /metrics through the front: both servers' series summed, to the set's token only; with the
+        # collector's pauses (a server makes young collections from its first page on).
+        assert HTTP.get(base + "/metrics", timeout=10).status_code == 401
+        for _ in range(2):  # whichever server the front asks answers for both
+            text = HTTP.get(base + "/metrics", headers={"Authorization": f"Bearer {words[11]}"}, timeout=10).text
+            assert _sample(text, 'jassweb_open_sockets{kind="table"}') == len(held), text
+            assert _sample(text, 'jassweb_gc_pause_seconds_count{generation="0"}') > 0, text
     finally:
         script.send_signal(signal.SIGTERM)
         try:
@@ -131,3 +139,11 @@ def test_the_scaled_set_serves_through_one_port_and_stops_everything_on_sigterm(
     assert len(held) >= 6
     loop.run_until_complete(_close(held))
     loop.close()
+
+
+def _sample(text: str, series: str) -> float:
+    """The value of one series in a Prometheus text page (0 if it is not there)."""
+    for line in text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    return 0.0

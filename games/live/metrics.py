@@ -17,7 +17,10 @@ a bot pool's worker) leaves no file behind.
 
 from __future__ import annotations
 
+import gc
 import os
+import time
+from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -26,6 +29,9 @@ MULTIPROCESS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 
 # Seconds; a move is a few milliseconds on a quiet server, a second is a table that stalls.
 MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# A garbage collection stops every table of its process: the young ones take a millisecond, a full one over a
+# heap of thousands of sockets hundreds.
+GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 # A bot's answer: built-in bots a few ms to their budget, HSLU bots up to their timeout (at most 60 s).
 ANSWER_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -85,6 +91,13 @@ GAMES_ENDED = Counter(
     "Games that ended (status: finished or abandoned), by what arranges their table",
     ["managed_by", "status"],
 )
+GC_PAUSES = Histogram(
+    "jassweb_gc_pause_seconds",
+    "Python's cycle collections in a server process, each as long as it stopped the process's tables (wall time), "
+    "by generation (2: a full collection, which walks every object the server made since it started)",
+    ["generation"],
+    buckets=GC_BUCKETS,
+)
 
 _moves: dict[str, tuple[Counter, Histogram]] = {}  # by -> its two series, made at the first move (none before)
 
@@ -129,3 +142,23 @@ def game_started(managed_by: str) -> None:
 
 def game_ended(managed_by: str, status: str) -> None:
     GAMES_ENDED.labels(managed_by, status).inc()
+
+
+class _GcTimer:
+    """``gc.callbacks``' hook: the wall time of each collection, into ``jassweb_gc_pause_seconds``."""
+
+    def __init__(self) -> None:
+        self.series = [GC_PAUSES.labels(str(generation)) for generation in range(3)]
+        self.started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.series[info["generation"]].observe(time.perf_counter() - self.started)
+
+
+def time_garbage_collections() -> None:
+    """Record how long each of this process's garbage collections stops it (a server's, once: jassweb/asgi.py)."""
+    if not any(isinstance(hook, _GcTimer) for hook in gc.callbacks):
+        gc.callbacks.append(_GcTimer())
