@@ -29,8 +29,8 @@ MULTIPROCESS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 
 # Seconds; a move is a few milliseconds on a quiet server, a second is a table that stalls.
 MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-# A garbage collection stops every table of its process: the young ones take a millisecond, a full one over a
-# heap of thousands of sockets hundreds.
+# A garbage collection stops every table of its process: a young one a few milliseconds (with thousands of
+# sockets it walks tens of thousands of objects), a full one over such a heap hundreds.
 GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 # A bot's answer: built-in bots a few ms to their budget, HSLU bots up to their timeout (at most 60 s).
 ANSWER_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
