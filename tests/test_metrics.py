@@ -248,9 +248,9 @@ def test_a_dead_process_s_live_gauges_are_dropped_and_a_live_one_s_kept(tmp_path
 # -- across processes -------------------------------------------------------------------------------
 
 
-def scrape(url: str) -> dict[str, float]:
+def scrape(url: str, token: str = TOKEN) -> dict[str, float]:
     """Every sample of a server's /metrics: ``name{label="value",...}`` -> value."""
-    response = HTTP.get(url + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    response = HTTP.get(url + "/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert response.status_code == 200, response.text
     samples = {}
     for family in text_string_to_metric_families(response.text):

@@ -22,6 +22,7 @@ import websockets
 
 from tests.server_helpers import HTTP, ROOT, free_port, wait_for
 from tests.services import POSTGRES_DSN, postgres_database, require_redis
+from tests.test_metrics import scrape, total
 from tests.ws_helpers import create_live_table, guest_cookies
 
 pytestmark = pytest.mark.services
@@ -119,9 +120,9 @@ def test_the_scaled_set_serves_through_one_port_and_stops_everything_on_sigterm(
         # collector's pauses (a server makes young collections from its first page on).
         assert HTTP.get(base + "/metrics", timeout=10).status_code == 401
         for _ in range(2):  # whichever server the front asks answers for both
-            text = HTTP.get(base + "/metrics", headers={"Authorization": f"Bearer {words[11]}"}, timeout=10).text
-            assert _sample(text, 'jassweb_open_sockets{kind="table"}') == len(held), text
-            assert _sample(text, 'jassweb_gc_pause_seconds_count{generation="0"}') > 0, text
+            samples = scrape(base, token=words[11])
+            assert total(samples, "jassweb_open_sockets", kind="table") == len(held), samples
+            assert total(samples, "jassweb_gc_pause_seconds_count", generation="0") > 0, samples
     finally:
         script.send_signal(signal.SIGTERM)
         try:
@@ -139,11 +140,3 @@ def test_the_scaled_set_serves_through_one_port_and_stops_everything_on_sigterm(
     assert len(held) >= 6
     loop.run_until_complete(_close(held))
     loop.close()
-
-
-def _sample(text: str, series: str) -> float:
-    """The value of one series in a Prometheus text page (0 if it is not there)."""
-    for line in text.splitlines():
-        if line.startswith(series + " "):
-            return float(line.split()[-1])
-    return 0.0
