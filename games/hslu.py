@@ -41,12 +41,14 @@ from games.engine import (
     trick_points,
     trick_winner,
 )
+from games.json_depth import nested_deeper_than
 
 VERSION = "V0.2"
 SCHIEBER = "SCHIEBER"
 SCHIEBER_1000 = "SCHIEBER_1000"
 SCHIEBER_2500 = "SCHIEBER_2500"
 JASS_TYPES = (SCHIEBER, SCHIEBER_1000, SCHIEBER_2500)
+MAX_REPLY_DEPTH = 8  # levels of lists and objects in a bot's reply (the interface's replies use one)
 
 
 @dataclass(frozen=True)
@@ -481,6 +483,10 @@ def _twice(card: int) -> Words:
 
 def parse_reply_body(body: bytes | str) -> Any:
     """Decode a bot's HTTP reply body as JSON (``InvalidReplyError`` kind ``not_json``)."""
+    if nested_deeper_than(body, MAX_REPLY_DEPTH):  # json.loads would recurse into it
+        raise InvalidReplyError(
+            FaultKind.NOT_JSON, f"reply nests lists and objects more than {MAX_REPLY_DEPTH} levels deep"
+        )
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:

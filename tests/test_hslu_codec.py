@@ -281,6 +281,7 @@ def test_good_replies_parse():
     [
         (b"<html>oops</html>", parse_trump_reply, "not_json", "reply is not JSON"),
         (b"\xff\xfe", parse_card_reply, "not_json", "reply is not JSON"),
+        (b"[" * 5000 + b"]" * 5000, parse_card_reply, "not_json", "more than 8 levels deep"),  # not parsed
         (b"[3]", parse_trump_reply, "not_object", "must be a JSON object with 'trump'"),
         (b'"C8"', parse_card_reply, "not_object", "must be a JSON object with 'card'"),
         (b'{"trumpf": 3}', parse_trump_reply, "missing_field", "no 'trump' field"),

@@ -16,6 +16,7 @@ import asyncio
 import gc
 import os
 import random
+import sys
 from datetime import timedelta
 
 import pytest
@@ -54,6 +55,34 @@ def test_each_garbage_collection_is_timed_once_by_its_generation():
     after = [value("jassweb_gc_pause_seconds_count", generation=str(g)) for g in range(3)]
     assert after[2] == before[2] + 1 and after[1] >= before[1] + 1
     assert value("jassweb_gc_pause_seconds_sum", generation="2") > seconds
+
+
+def test_a_collection_near_the_recursion_limit_is_timed_by_the_next_one(monkeypatch):
+    # A collection can start anywhere, a few frames above the recursion limit too (the hostile
+    # frames of tests/test_hostile_websocket.py once took the parser there); the hook must not print a
+    # RecursionError into the server's log, and what it could not record waits for the next collection.
+    metrics.time_garbage_collections()
+    timer = next(hook for hook in gc.callbacks if isinstance(hook, metrics._GcTimer))
+    printed: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", printed.append)
+    before = value("jassweb_gc_pause_seconds_count", generation="0")
+    waited = []
+
+    def down() -> int:
+        try:
+            frames_below = down() + 1
+        except RecursionError:
+            return 0
+        if 1 < frames_below <= 30:  # the last frame or two cannot even enter the hook (its docstring)
+            gc.collect(0)
+            waited.append(len(timer.waiting))
+        return frames_below
+
+    down()
+    gc.collect(0)
+    assert max(waited) > 0 and timer.waiting == []  # some had to wait, and the next collection recorded them
+    assert value("jassweb_gc_pause_seconds_count", generation="0") >= before + 20
+    assert printed == []
 
 
 def test_the_collectors_thresholds_are_three_positive_numbers(monkeypatch):

@@ -477,7 +477,7 @@ def round_one(standard) -> dict:
             lambda r: "{not json",
             "the record is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
         ),
-        (lambda r: "[" * 100_000, "the record is not usable JSON: it is nested too deeply"),
+        (lambda r: "[" * 100_000, "the record is not usable: a value in it is nested too deeply"),
         (lambda r: " " * MAX_RECORD_BYTES + "[]", "the record is larger than 2 MB"),
         (lambda r: {}, "the record has no 'rounds'"),
         (lambda r: {"rounds": {"1": r}}, "'rounds' must be a list of round logs, got an object"),

@@ -416,6 +416,8 @@ def test_the_example_bot_plays_whole_games_without_a_fault():
 
     with example_bot() as url:
         assert HTTP.post(f"{url}/nowhere", json={}).status_code == 400  # a malformed request is refused
+        deep = HTTP.post(f"{url}/play_card", content="[" * 5000 + "]" * 5000)  # and one json.loads would recurse into
+        assert deep.status_code == 400 and "nests more than 16 levels" in deep.json()["error"]
         game = play(remote_table([url, "random", url, "random"], mode="fair", round_count=4), seed=8)
         assert game.status == Game.FINISHED and not game.faults.exists()  # moves, trumps and game_info all fine
         assert replayed(game).over

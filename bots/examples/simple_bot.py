@@ -28,6 +28,9 @@ import numpy as np
 from games.engine import CARD_CODES, PUSH, SUIT_MASKS, SUITS, Observation, iter_cards
 from games.engine.rules import CARD_POINTS, WIN_RANK
 from games.hslu import decode_observation
+from games.json_depth import nested_deeper_than
+
+MAX_REQUEST_DEPTH = 16  # levels of lists and objects in a request (the interface's requests use four)
 
 
 def choose_trump(obs: Observation) -> int:
@@ -88,6 +91,8 @@ class BotHandler(BaseHTTPRequestHandler):
         path = self.path.rstrip("/").rsplit("/", 1)[-1]
         if path == "game_info":
             return self.reply(200, {})
+        if nested_deeper_than(body, MAX_REQUEST_DEPTH):  # json.loads would recurse to the stack's limit
+            return self.reply(400, {"error": f"the request nests more than {MAX_REQUEST_DEPTH} levels deep"})
         try:
             obs = decode_observation(json.loads(body))
         except ValueError as exc:

@@ -18,6 +18,7 @@ a bot pool's worker) leaves no file behind.
 from __future__ import annotations
 
 import gc
+import math
 import os
 import time
 from typing import Any
@@ -145,17 +146,35 @@ def game_ended(managed_by: str, status: str) -> None:
 
 
 class _GcTimer:
-    """``gc.callbacks``' hook: the wall time of each collection, into ``jassweb_gc_pause_seconds``."""
+    """``gc.callbacks``' hook: the wall time of each collection, into ``jassweb_gc_pause_seconds``.
+
+    A collection starts wherever an allocation crosses the threshold, at any depth of the stack, even a
+    few frames above Python's recursion limit. Recording it there (several calls into the client's
+    files) would overflow, and the hook would print the ``RecursionError`` into the server's log: what
+    cannot be recorded then waits, and the next collection records it (late, not lost). A collection
+    whose start could not be noted is not timed. (Where the stack is full to the last frame or two the
+    interpreter cannot even enter the hook; no reader of untrusted JSON goes there: games/json_depth.py.)
+    """
 
     def __init__(self) -> None:
         self.series = [GC_PAUSES.labels(str(generation)) for generation in range(3)]
-        self.started = 0.0
+        self.started = math.nan
+        self.waiting: list[tuple[int, float]] = []
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            self.started = time.perf_counter()
-        else:
-            self.series[info["generation"]].observe(time.perf_counter() - self.started)
+        try:
+            if phase == "start":
+                self.started = time.perf_counter()
+                return
+            seconds, self.started = time.perf_counter() - self.started, math.nan
+            if not math.isnan(seconds):
+                self.waiting.append((info["generation"], seconds))
+            while self.waiting:
+                generation, seconds = self.waiting[-1]
+                self.series[generation].observe(seconds)
+                self.waiting.pop()
+        except RecursionError:
+            self.started = math.nan  # the stack is nearly full: the next collection records what waits
 
 
 def time_garbage_collections() -> None:

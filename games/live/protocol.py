@@ -21,6 +21,7 @@ from games.catalogue import DIALECTS, Dialect
 from games.engine import CARD_CODES, Action, InvalidActionError
 from games.engine.game import GameState
 from games.errors import ErrorCode
+from games.json_depth import nested_deeper_than
 from games.live import snapshot
 from games.live.chat import PHRASES
 
@@ -446,18 +447,6 @@ def _is_ref(value: Any) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
-def _nested_deeper_than(content: Any, limit: int) -> bool:
-    """True when lists and objects in a parsed frame nest more than ``limit`` levels (checked without recursion)."""
-    level = [(content, 1)]
-    while level:
-        value, depth = level.pop()
-        if isinstance(value, (list, dict)):
-            if depth > limit:
-                return True
-            level.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
-    return False
-
-
 def _encodable(content: Any) -> bool:
     """False when a parsed frame holds a lone surrogate (``"\\ud800"``), which no database or page can store."""
     try:
@@ -473,17 +462,15 @@ def _decode(text: str | None) -> Any:
         raise _Refused(ErrorCode.BAD_FRAME, gettext("send JSON text frames, not binary ones"))
     if len(text) > MAX_FRAME // 4 and len(text.encode(errors="surrogatepass")) > MAX_FRAME:
         raise _Refused(ErrorCode.BAD_FRAME, gettext("a message is at most {count} bytes").format(count=MAX_FRAME))
-    try:
-        content = json.loads(text)
-    except RecursionError:
-        raise _Refused(ErrorCode.BAD_JSON, gettext("not JSON we read: nested too deeply")) from None
-    except ValueError as exc:
-        raise _Refused(ErrorCode.BAD_JSON, gettext("not JSON: {problem}").format(problem=exc)) from None
-    if _nested_deeper_than(content, MAX_DEPTH):  # no message needs it; repr and json.dumps would recurse
+    if nested_deeper_than(text, MAX_DEPTH):  # no message needs it; json.loads would recurse into it
         raise _Refused(
             ErrorCode.BAD_JSON,
             gettext("not JSON we read: nested too deeply (at most {count} levels)").format(count=MAX_DEPTH),
         )
+    try:
+        content = json.loads(text)
+    except ValueError as exc:
+        raise _Refused(ErrorCode.BAD_JSON, gettext("not JSON: {problem}").format(problem=exc)) from None
     if "\\u" in text and not _encodable(content):
         raise _Refused(
             ErrorCode.BAD_JSON, gettext("not JSON we read: it escapes a lone surrogate, which is no character")

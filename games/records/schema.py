@@ -25,6 +25,7 @@ from django.utils.translation import gettext
 from games.catalogue import DIALECTS, SeatKind
 from games.engine import CARD_IDS, FAIR, SEAT_NAMES, STANDARD, InvalidConfigError, check_schedule
 from games.engine.game import MAX_TARGET
+from games.json_depth import nested_deeper_than
 from games.live.service import seat_name
 from games.models import Fault, Game, GameSeat
 
@@ -187,12 +188,12 @@ def parse_record(text: str | bytes) -> object:
             gettext("the record is larger than {size} MB").format(size=MAX_RECORD_BYTES // 1_000_000),
             code=RecordCode.TOO_LARGE,
         )
+    if nested_deeper_than(text, MAX_DEPTH):  # the messages quote values, and json.loads and repr would recurse
+        raise RecordError(
+            gettext("the record is not usable: a value in it is nested too deeply"), code=RecordCode.TOO_DEEP
+        )
     try:
         data = json.loads(text)
-    except RecursionError:
-        raise RecordError(
-            gettext("the record is not usable JSON: it is nested too deeply"), code=RecordCode.TOO_DEEP
-        ) from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         raise RecordError(
             gettext("the record is not JSON: {problem}").format(problem=exc), code=RecordCode.NOT_JSON
