@@ -292,3 +292,34 @@ async def test_a_move_made_while_the_driver_reads_the_game_is_not_lost(stop_runn
     await sync_to_async(start)(table, nora, seed)
     view = await client.state(lambda v: v["game"] and v["game"]["seq"] >= 3, 10)
     assert raced and view["game"]["seq"] >= 3  # Nora's trump and card, then a bot's card: the game went on
+
+
+async def test_a_sockets_frames_and_events_make_no_task_each(stop_runner):
+    # Channels' own loop makes a task (and a context, and a waiter) for every message a socket gets; on a
+    # busy server those were most of what a young garbage collection walks (games.live.consumers.dispatch_in_turn).
+    nora = (await sync_to_async(make_players)(("Nora",)))[0]
+    table = await sync_to_async(make_table)(nora, ["random"] * 4, mode="fair", round_count=2)
+    client = await Client.open(table.pk, None)
+    made: list[str] = []
+    loop = asyncio.get_running_loop()
+
+    def count_receives(loop, coro, **options):
+        name = getattr(coro, "__qualname__", "")
+        from_the_socket = name == "Queue.get" and coro.cr_frame.f_locals.get("self") is client.communicator.input_queue
+        from_the_layer = name.endswith("Layer.receive") or name == "_async_proxy"  # channels_redis' pub/sub proxies
+        if from_the_socket or from_the_layer:
+            made.append(name)  # a receive of the socket's, in a task of its own
+        return asyncio.Task(coro, loop=loop, **options)
+
+    loop.set_task_factory(count_receives)
+    try:
+        await sync_to_async(service.start_game)(table.pk, service.SYSTEM, 8)
+        view = await client.state(lambda v: v["game"] and v["game"]["over"], 30)
+        for ref in range(20):
+            await client.send({"type": "ping", "id": ref})
+            assert (await client.frame_of("pong"))["id"] == ref
+    finally:
+        loop.set_task_factory(None)
+    assert view["game"]["status"] == "finished"
+    events = sum(frame["type"] == "state" for frame in client.frames)
+    assert events > 50 and made == [], (events, len(made))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 from collections import Counter
@@ -22,8 +23,11 @@ from typing import Any
 
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils import translation
 from django.utils.translation import gettext
 
@@ -119,7 +123,8 @@ class NoDatabaseDispatch(AsyncJsonWebsocketConsumer):
         await handler(message)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        """Serve one connection; whatever is sent to it once it is closing is dropped, not raised.
+        """Serve one connection, its frames and events handled in turn (``dispatch_in_turn``); whatever is
+        sent to it once it is closing is dropped, not raised.
 
         A client may go away while its replies are on their way (a phone that loses its network,
         a tab closed mid-game, or on purpose, many times over): daphne refuses a send to a socket
@@ -132,8 +137,16 @@ class NoDatabaseDispatch(AsyncJsonWebsocketConsumer):
             with contextlib.suppress(Disconnected):
                 await send(message)
 
+        self.scope, self.base_send = scope, send_unless_gone
+        layer = get_channel_layer(self.channel_layer_alias)
+        if layer is None:
+            raise ImproperlyConfigured("live sockets need a channel layer (CHANNEL_LAYERS)")
+        self.channel_layer, self.channel_name = layer, await layer.new_channel()
+        sources = [receive, functools.partial(layer.receive, self.channel_name)]
         try:
-            await super().__call__(scope, receive, send_unless_gone)
+            await dispatch_in_turn(sources, self.dispatch)
+        except StopConsumer:
+            pass  # the socket is done with (Channels' way out of a consumer)
         except asyncio.CancelledError:
             # Daphne gives up on a consumer still busy 10 s after its socket closed (a backlog of frames it
             # was answering): its disconnect never ran, and the socket would stay counted, watched and online.
@@ -177,6 +190,39 @@ class NoDatabaseDispatch(AsyncJsonWebsocketConsumer):
             if _open_by[key] <= 0:
                 del _open_by[key]
         self._counted = ()
+
+
+async def dispatch_in_turn(
+    sources: list[Callable[[], Awaitable[Any]]], dispatch: Callable[[Any], Awaitable[None]]
+) -> None:
+    """Hand each message of ``sources`` (a socket's frames, its channel's events) to ``dispatch``, one at a time.
+
+    Channels' ``await_many_dispatch`` does the same with a new task per message and an ``asyncio.wait`` over
+    both sources, which on a busy server made most of what a young garbage collection walks (a task, its
+    context and its waiter for every message on every socket; docs/benchmarks.md, "The collector in the
+    window"). Here each source has one task for the socket's life, which takes its next message only once
+    its last one is handled (no queue grows in between), and a lock lets one handler run at a time, as there.
+    The first exception of a handler (``StopConsumer`` at the socket's end) ends both tasks and is raised;
+    so is a cancellation. Ending a source's waiting ``receive`` by cancelling it is how the pub/sub
+    layer unsubscribes the channel, as with Channels.
+    """
+    turn = asyncio.Lock()
+
+    async def serve(source: Callable[[], Awaitable[Any]]) -> None:
+        while True:
+            message = await source()
+            async with turn:
+                await dispatch(message)
+
+    tasks = [asyncio.ensure_future(serve(source)) for source in sources]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()  # serve() only ends by raising
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # each waiting receive ended, the layer's too
 
 
 _open_by: Counter[tuple[str, object]] = Counter()  # this process's open sockets by ("person", id), ("address", a)
