@@ -12,16 +12,16 @@ from __future__ import annotations
 import json
 import re
 
-_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # JSON strings, escapes included: they do not nest
-_BRACKETS = re.compile(r"[\[\]{}]")
+# A JSON string (escapes included; to the text's end when it is not closed, as far as the parser would read it)
+# or a bracket. Matched from left to right, each string once: linear in the text, however hostile.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 
 def nested_deeper_than(text: str | bytes, limit: int) -> bool:
     """True when the text's lists and objects nest more than ``limit`` levels.
 
-    Exact for JSON. For a text that is not JSON it never says less than the parser would reach before
-    its first error (an unterminated string's brackets count as nesting), so a text it passes never
-    takes ``json.loads`` deeper than ``limit`` levels.
+    Exact for JSON. For a text that is not JSON it never says less than the parser reaches before its
+    first error, so a text it passes never takes ``json.loads`` deeper than ``limit`` levels.
     """
     if isinstance(text, bytes):
         try:  # as json.loads reads bytes: UTF-8, -16 or -32
@@ -31,11 +31,11 @@ def nested_deeper_than(text: str | bytes, limit: int) -> bool:
     if text.count("[") + text.count("{") <= limit:
         return False  # every message and reply we read, and most texts: no scan
     depth = 0
-    for bracket in _BRACKETS.findall(_STRINGS.sub("", text)):
-        if bracket in "[{":
+    for token in _TOKENS.findall(text):
+        if token in ("[", "{"):
             depth += 1
             if depth > limit:
                 return True
-        elif depth:  # a closing bracket with none open: the parser stopped there
+        elif token in ("]", "}") and depth:  # a closing bracket with none open: the parser stopped there
             depth -= 1
     return False

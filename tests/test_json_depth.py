@@ -18,7 +18,7 @@ from games.hslu import InvalidReplyError, parse_reply_body
 from games.json_depth import nested_deeper_than
 from games.live import metrics
 from games.live.protocol import MAX_DEPTH, ProtocolError, parse
-from games.records.schema import RecordError, parse_record
+from games.records.schema import MAX_RECORD_BYTES, RecordError, parse_record
 
 
 @pytest.mark.parametrize(
@@ -50,13 +50,22 @@ def test_the_depth_is_read_from_the_text_as_json_would_nest_it(text, depth):
 
 
 def test_no_text_is_read_as_shallower_than_the_parser_goes_whatever_it_holds_or_its_encoding():
-    assert nested_deeper_than('["' + "[" * 40, 8)  # an unterminated string: its brackets count
+    assert not nested_deeper_than('["' + "[" * 40, 8)  # the parser stops in an unterminated string: no nesting
+    assert nested_deeper_than("[" * 40 + '"', 8) and nested_deeper_than('[""' + "[" * 40, 8)  # no fewer than it reads
     assert nested_deeper_than("[" * 100_000, 8)
     assert nested_deeper_than(b"{" * 100_000, 31)
     for text in (r'["\\", "\"", ' + "[" * 20 + "]" * 20 + "]", r'["\"' + "[" * 20 + '"]'):
         for encoding in ("utf-8", "utf-16", "utf-16-be", "utf-32-le"):  # each read as json.loads reads it
             assert nested_deeper_than(text.encode(encoding), 8) is nested_deeper_than(text, 8), (text, encoding)
     assert not nested_deeper_than(b"\xff" + b"[" * 20, 8)  # no UTF-8: json.loads refuses it unparsed
+
+
+def test_a_hostile_record_is_read_once_not_once_per_quote():
+    # Quotes and backslashes that never close a string: a string pattern tried again at every quote took
+    # 28 s for 80 KB of them (quadratic); read left to right, a 2 MB upload of them is refused at once.
+    hostile = "[" * 40 + '"\\' * (MAX_RECORD_BYTES // 2 - 20)
+    with pytest.raises(RecordError, match="nested too deeply"):
+        parse_record(hostile)
 
 
 DEEP = "[" * 1500 + "]" * 1500  # deeper than Python's recursion limit, within a websocket frame
