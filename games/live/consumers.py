@@ -223,6 +223,9 @@ async def dispatch_in_turn(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)  # each waiting receive ended, the layer's too
+        # The exception raised on holds this frame in its traceback, and the tasks hold the exception: with the
+        # tasks still named here, every closed socket (its consumer, its frames) would wait for a full collection.
+        tasks = done = task = None  # type: ignore[assignment]
 
 
 _open_by: Counter[tuple[str, object]] = Counter()  # this process's open sockets by ("person", id), ("address", a)
